@@ -1,0 +1,191 @@
+# CUDA Labs: the one entry point. `make help` lists every target.
+#
+#   make lab1 && ./grade      build lab 1 and grade it on this machine's GPU
+#   make test                 the repository's own tests (GPU parts skip without a GPU)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+# ---- toolchain ---------------------------------------------------------------
+NVCC_FOUND := $(shell command -v nvcc 2>/dev/null)
+CUDA_HOME ?= $(if $(NVCC_FOUND),$(patsubst %/bin/nvcc,%,$(realpath $(NVCC_FOUND))),/usr/local/cuda)
+NVCC := $(CUDA_HOME)/bin/nvcc
+
+# ARCH=native builds for the GPU in this machine (nvcc falls back to sm_75
+# when there is none); ARCH=all builds a fat binary for CI and for sharing;
+# ARCH=sm_80 (any one) builds for that GPU.
+ARCH ?= native
+ifeq ($(ARCH),all)
+GENCODE := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+           -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 \
+           -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+else
+GENCODE := -arch=$(ARCH)
+endif
+
+# One CUDA runtime for grader and lab: the lab library links libcudart.so too.
+NVCCFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall -shared -cudart shared
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include
+# Recursive (=): evaluated after Check may have been installed by check-deps.
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lm -pthread
+
+# ---- the labs ------------------------------------------------------------------
+# number:folder:name of every lab that exists; the others are announced as not
+# available yet.
+LABS := 1:1-transpose:transpose
+ALL_LAB_NUMBERS := 1 2 3 4 5 6
+lab_num = $(word 1,$(subst :, ,$(1)))
+lab_dir = $(word 2,$(subst :, ,$(1)))
+lab_name = $(word 3,$(subst :, ,$(1)))
+AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
+MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
+
+# ---- sources ---------------------------------------------------------------------
+COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
+GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/runner.c \
+              grader/gbuf.c grader/elfsym.c grader/probe.c grader/verdict.c \
+              grader/labs/registry.c grader/labs/transpose.c
+TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/run_tests.c
+ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
+
+OBJ := build/obj
+LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC) $(GRADER_SRC))
+TEST_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_SRC))
+
+# ---- dependency checks -------------------------------------------------------
+.PHONY: check-deps check-nvcc
+check-nvcc:
+	@if [ ! -x "$(NVCC)" ]; then \
+	  echo "make: nvcc not found (looked for $(NVCC)). Install the CUDA Toolkit 12.x or 13.x, or run make CUDA_HOME=/path/to/cuda."; \
+	  exit 1; fi
+
+# Check (the C unit-testing library) builds the grader. Installed here when we
+# can (root or passwordless sudo, with apt); otherwise one line says what to do.
+check-deps: check-nvcc
+	@if ! pkg-config --exists check 2>/dev/null && [ ! -f /usr/include/check.h ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	  else echo "make: the Check unit-testing library is missing: install it (Debian/Ubuntu: sudo apt-get install check; Fedora: sudo dnf install check-devel), then run make again."; exit 1; fi; \
+	  if ! command -v apt-get >/dev/null; then \
+	    echo "make: the Check unit-testing library is missing and this is not an apt system: install Check with your package manager (e.g. dnf install check-devel), then run make again."; exit 1; fi; \
+	  echo "make: the Check unit-testing library is missing; installing it with apt-get (package check)..."; \
+	  $$SUDO apt-get install -y -qq check >/dev/null 2>&1 || { $$SUDO apt-get update -qq >/dev/null 2>&1; $$SUDO apt-get install -y -qq check >/dev/null; } \
+	    || { echo "make: installing Check failed: run sudo apt-get install check yourself."; exit 1; }; \
+	  echo "make: Check installed."; \
+	fi
+
+# ---- the grader --------------------------------------------------------------------
+$(OBJ)/%.o: %.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+build/grader.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+grade: $(OBJ)/grader/main.o build/grader.a
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+
+# ---- lab and solution libraries --------------------------------------------------
+# $(1) number, $(2) folder, $(3) name
+define LAB_RULES
+build/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
+	@mkdir -p build
+	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+
+build/solutions/lab$(1).so: solutions/$(2)/$(3).cu | check-nvcc
+	@mkdir -p build/solutions
+	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+
+.PHONY: lab$(1)
+lab$(1): build/lab$(1).so grade
+	@echo $(1) > build/last-lab
+	@echo "lab $(1) ($(3)) built: run ./grade"
+endef
+$(foreach l,$(LABS),$(eval $(call LAB_RULES,$(call lab_num,$(l)),$(call lab_dir,$(l)),$(call lab_name,$(l)))))
+
+.PHONY: $(addprefix lab,$(MISSING))
+$(addprefix lab,$(MISSING)):
+	@echo "make: lab $(subst lab,,$@) is not available yet (available: $(addprefix lab,$(AVAILABLE)))."
+	@exit 1
+
+SOLUTION_LIBS := $(foreach l,$(LABS),build/solutions/lab$(call lab_num,$(l)).so)
+LAB_LIBS := $(foreach l,$(LABS),build/lab$(call lab_num,$(l)).so)
+
+.PHONY: solutions
+solutions: $(SOLUTION_LIBS) grade
+
+# Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
+build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
+	@mkdir -p build/adversarial
+	$(NVCC) $(NVCCFLAGS) -Ilabs/1-transpose -MMD -MP -MF $@.d -o $@ $<
+ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
+
+# ---- tests --------------------------------------------------------------------------
+build/tests/run_tests: $(TEST_OBJS) build/grader.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+
+.PHONY: test
+test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS)
+	@build/tests/run_tests
+
+# ---- coverage of the host code (gcovr) -----------------------------------------------
+COV := build/cov
+COV_LIB_OBJS := $(patsubst %.c,$(COV)/%.o,$(COMMON_SRC) $(GRADER_SRC))
+COV_TEST_OBJS := $(patsubst %.c,$(COV)/%.o,$(TEST_SRC))
+$(COV)/%.o: %.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) --coverage -O0 $(CHECK_CFLAGS) -c $< -o $@
+$(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
+	$(CC) --coverage -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+$(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
+	$(CC) --coverage -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+
+.PHONY: coverage
+coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS)
+	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
+	@find $(COV) -name '*.gcda' -delete
+	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab
+	@mkdir -p $(COV)/build/solutions && cp -f $(SOLUTION_LIBS) $(COV)/build/solutions/
+	GRADE=$(COV)/grade $(COV)/run_tests
+	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
+	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
+
+# ---- tools -----------------------------------------------------------------------------
+# make sanitize LAB=1 [STAGE=3]: every graded call under compute-sanitizer memcheck.
+LAB ?= 1
+.PHONY: sanitize
+sanitize: lab$(LAB)
+	CK_TIMEOUT_MULTIPLIER=30 $(CUDA_HOME)/bin/compute-sanitizer --tool memcheck \
+	  --target-processes all --error-exitcode 1 ./grade lab$(LAB) $(if $(STAGE),--stage $(STAGE))
+
+.PHONY: clean
+clean:
+	rm -rf build grade
+
+.PHONY: help
+help:
+	@echo "CUDA Labs: make targets"
+	@echo "  make lab1 .. lab6     build a lab from labs/, then run ./grade (available: $(AVAILABLE))"
+	@echo "  make solutions        build the reference solutions; ./grade --solutions grades them"
+	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
+	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
+	@echo "  make sanitize LAB=N   grade lab N under compute-sanitizer memcheck (STAGE=S for one stage)"
+	@echo "  make clean            remove build/ and ./grade"
+	@echo "Variables: ARCH=native (default) | all (fat binary sm_75..sm_90 + PTX) | sm_XY;"
+	@echo "           CUDA_HOME=$(CUDA_HOME)"
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# make bench: times the lab 1 reference stages and stage-5 variants (GPU needed).
+build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
+.PHONY: bench
+bench: build/bench_transpose
+	build/bench_transpose 8192 8192 30

@@ -1,0 +1,104 @@
+#include "compare.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+int compare_is_unwritten(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits == COMPARE_UNWRITTEN;
+}
+
+int compare_floats(const float *expected, const float *got, size_t n, double atol,
+                   double rtol, compare_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    for (size_t i = 0; i < n; i++) {
+        double e = expected[i], g = got[i];
+        int ok;
+        if (!isfinite(g) || !isfinite(e)) {
+            ok = 0; /* NaN never matches; neither does an infinity */
+        } else {
+            double err = fabs(g - e);
+            if (err > r->max_abs_err)
+                r->max_abs_err = err;
+            ok = err <= atol + rtol * fabs(e);
+        }
+        if (ok)
+            continue;
+        int unwritten = compare_is_unwritten(got[i]);
+        if (unwritten)
+            r->unwritten++;
+        else if (!isfinite(g))
+            r->nans++;
+        if (r->mismatches++ == 0) {
+            r->first = i;
+            r->expected = expected[i];
+            r->got = got[i];
+            r->first_unwritten = unwritten;
+        }
+    }
+    return r->mismatches == 0;
+}
+
+/* Large buffers are compared by several threads, one slice each: the grader
+ * checks a 256 MB output after every timed call. */
+#define COMPARE_THREADS 8
+#define COMPARE_PARALLEL_MIN ((size_t)16 << 20)
+
+typedef struct slice {
+    const unsigned char *a, *b;
+    size_t n;
+    int differs;
+} slice;
+
+static void *compare_slice(void *arg)
+{
+    slice *s = arg;
+    s->differs = memcmp(s->a, s->b, s->n) != 0;
+    return NULL;
+}
+
+/* 1 when the buffers differ, 0 when equal. */
+static int buffers_differ(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    if (n < COMPARE_PARALLEL_MIN)
+        return memcmp(a, b, n) != 0;
+    slice s[COMPARE_THREADS];
+    pthread_t t[COMPARE_THREADS];
+    int started[COMPARE_THREADS] = {0};
+    size_t step = (n / COMPARE_THREADS + 63) & ~(size_t)63;
+    for (int i = 0; i < COMPARE_THREADS; i++) {
+        size_t off = (size_t)i * step < n ? (size_t)i * step : n;
+        size_t len = off + step < n ? step : n - off;
+        s[i] = (slice){a + off, b + off, len, 0};
+        started[i] = pthread_create(&t[i], NULL, compare_slice, &s[i]) == 0;
+        if (!started[i])
+            compare_slice(&s[i]); /* no thread to be had: do it here */
+    }
+    int differs = 0;
+    for (int i = 0; i < COMPARE_THREADS; i++) {
+        if (started[i])
+            pthread_join(t[i], NULL);
+        differs |= s[i].differs;
+    }
+    return differs;
+}
+
+long long compare_first_diff_word(const void *a, const void *b, size_t n)
+{
+    if (!buffers_differ(a, b, n))
+        return -1;
+    const unsigned char *x = a, *y = b;
+    /* Narrow down in chunks so the common case (a late difference) stays fast. */
+    size_t chunk = 1u << 16, off = 0;
+    while (off + chunk < n && memcmp(x + off, y + off, chunk) == 0)
+        off += chunk;
+    for (size_t i = off; i + 4 <= n; i += 4)
+        if (memcmp(x + i, y + i, 4) != 0)
+            return (long long)(i / 4);
+    return (long long)(n / 4);
+}

@@ -1,0 +1,59 @@
+#define _GNU_SOURCE
+#include "rng.h"
+
+#include <errno.h>
+#include <sys/random.h>
+
+/* splitmix64 (Steele, Lea and Flood, 2014): one add and a 3-step mix per draw. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void rng_seed(rng *r, uint64_t seed) { r->state = seed; }
+
+uint64_t rng_next(rng *r)
+{
+    r->state += 0x9e3779b97f4a7c15ULL;
+    return mix64(r->state);
+}
+
+uint64_t rng_derive(uint64_t seed, uint64_t stream)
+{
+    return mix64(seed ^ mix64(stream + 0x632be59bd9b4e019ULL));
+}
+
+float rng_uniform(rng *r, float lo, float hi)
+{
+    float unit = (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f); /* [0, 1) */
+    float x = lo + (hi - lo) * unit;
+    return x < hi ? x : lo; /* rounding can reach hi; keep the interval half-open */
+}
+
+void rng_fill_uniform(rng *r, float *x, size_t n, float lo, float hi)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = rng_uniform(r, lo, hi);
+}
+
+uint64_t rng_below(rng *r, uint64_t bound)
+{
+    /* Rejection removes the modulo bias. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t v;
+    do {
+        v = rng_next(r);
+    } while (v >= limit);
+    return v % bound;
+}
+
+int rng_os_seed(uint64_t *seed)
+{
+    ssize_t got;
+    do {
+        got = getrandom(seed, sizeof *seed, 0);
+    } while (got < 0 && errno == EINTR);
+    return got == (ssize_t)sizeof *seed ? 0 : -1;
+}

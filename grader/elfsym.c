@@ -1,0 +1,112 @@
+#include "elfsym.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int in_file(size_t size, Elf64_Off off, Elf64_Xword len)
+{
+    return off <= size && len <= size - off;
+}
+
+int elf_each_dynsym(const char *path,
+                    void (*fn)(const char *name, int defined, int is_function, void *arg),
+                    void *arg, char *err, size_t errn)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errn, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+        snprintf(err, errn, "%s is not a shared library (too small)", path);
+        close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    const unsigned char *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        snprintf(err, errn, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = -1;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_ident[EI_DATA] != ELFDATA2LSB) {
+        snprintf(err, errn, "%s is not a 64-bit little-endian ELF file", path);
+        goto done;
+    }
+    if (eh->e_type != ET_DYN) {
+        snprintf(err, errn, "%s is not a shared library", path);
+        goto done;
+    }
+    if (eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(size, eh->e_shoff, (Elf64_Xword)eh->e_shnum * sizeof(Elf64_Shdr))) {
+        snprintf(err, errn, "%s has a damaged section table", path);
+        goto done;
+    }
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(p + eh->e_shoff);
+    int found = 0;
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM)
+            continue;
+        found = 1;
+        if (sh[i].sh_link >= eh->e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(size, sh[i].sh_offset, sh[i].sh_size)) {
+            snprintf(err, errn, "%s has a damaged symbol table", path);
+            goto done;
+        }
+        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+        if (!in_file(size, strs->sh_offset, strs->sh_size)) {
+            snprintf(err, errn, "%s has a damaged string table", path);
+            goto done;
+        }
+        const char *names = (const char *)(p + strs->sh_offset);
+        const Elf64_Sym *syms = (const Elf64_Sym *)(p + sh[i].sh_offset);
+        size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+        for (size_t k = 1; k < n; k++) {
+            if (syms[k].st_name >= strs->sh_size)
+                continue;
+            const char *name = names + syms[k].st_name;
+            if (!memchr(name, '\0', strs->sh_size - syms[k].st_name))
+                continue;
+            fn(name, syms[k].st_shndx != SHN_UNDEF, ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC,
+               arg);
+        }
+    }
+    if (!found) {
+        snprintf(err, errn, "%s has no dynamic symbol table", path);
+        goto done;
+    }
+    rc = 0;
+done:
+    munmap((void *)p, size);
+    return rc;
+}
+
+struct find_arg {
+    const char *name;
+    int found;
+};
+
+static void find_fn(const char *name, int defined, int is_function, void *arg)
+{
+    struct find_arg *a = arg;
+    if (defined && is_function && strcmp(name, a->name) == 0)
+        a->found = 1;
+}
+
+int elf_defines_function(const char *path, const char *name, char *err, size_t errn)
+{
+    struct find_arg a = {name, 0};
+    if (elf_each_dynsym(path, find_fn, &a, err, errn) != 0)
+        return -1;
+    return a.found;
+}

@@ -1,0 +1,20 @@
+/* elfsym.h: reads the dynamic symbol table of a shared library without loading
+ * it. The grader's parent process must never load a lab library (its static
+ * constructors register CUDA code), yet it must say "your library has no
+ * function transpose_tiled" before grading. */
+#ifndef CUDA_LABS_ELFSYM_H
+#define CUDA_LABS_ELFSYM_H
+
+#include <stddef.h>
+
+/* Calls fn(name, defined, is_function, arg) for every dynamic symbol.
+ * Returns 0, or -1 with a reason in err (not a file, not a 64-bit ELF shared
+ * object, truncated). */
+int elf_each_dynsym(const char *path,
+                    void (*fn)(const char *name, int defined, int is_function, void *arg),
+                    void *arg, char *err, size_t errn);
+
+/* 1 when path defines a function with this name, 0 when not, -1 on error. */
+int elf_defines_function(const char *path, const char *name, char *err, size_t errn);
+
+#endif

@@ -1,0 +1,72 @@
+/* lab.h: what the grader knows about a lab. One const lab_spec per lab, in
+ * grader/labs/<name>.c: the stage table (order, thresholds, points), the sizes,
+ * and the callbacks that set up data, call a stage and check its output.
+ * Students cannot change any of it by editing their own file. */
+#ifndef CUDA_LABS_LAB_H
+#define CUDA_LABS_LAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "verdict.h"
+
+#define LAB_MAX_STAGES 12
+#define LAB_MAX_BASES 2
+
+typedef struct lab_stage {
+    const char *title;   /* "shared-memory tile" */
+    const char *symbol;  /* the function in the lab library, "transpose_tiled" */
+    int points_correct;  /* for passing every correctness size */
+    int points_speed;    /* for reaching min_speedup; 0 = speed reported, not graded */
+    double min_speedup;  /* over the faster of the base stages */
+    int base[LAB_MAX_BASES]; /* stage numbers it must beat, -1 = none */
+    int given;           /* complete in the skeleton (a yardstick), not the student's work */
+} lab_stage;
+
+typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
+
+/* What one check of a stage's output found. */
+typedef struct check_outcome {
+    verdict v;
+    char msg[VERDICT_MSG];
+} check_outcome;
+
+typedef struct lab_spec {
+    int number;               /* 1 */
+    const char *name;         /* "transpose" */
+    const char *dir;          /* "1-transpose" */
+    int available;            /* 0: not written yet */
+    const lab_stage *stages;
+    int n_stages;
+    int n_sizes;
+    int bench_size;           /* index of the size that is timed */
+    const char *unit;         /* "GB/s" */
+    const char *ceiling_name; /* "cudaMemcpy D2D" */
+    double timeout_correct_s; /* per stage, all sizes */
+    double timeout_perf_s;
+    /* Host side, no CUDA. */
+    void (*size_text)(int size, char *buf, size_t n); /* "8192 x 8192" */
+    double (*work)(int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */
+    /* Parent side, optional, no CUDA: makes the host data of a size before any
+     * test forks, so every child shares one copy instead of making its own. */
+    int (*pregenerate)(int size, uint64_t seed, int variants);
+    /* Child side, CUDA allowed. All return 0 on success; on failure they fill out. */
+    int (*setup)(lab_ctx **ctx, int size, uint64_t seed, int variants, check_outcome *out);
+    /* Loads input variant v into the graded buffers and poisons the outputs. */
+    int (*prepare)(lab_ctx *ctx, int variant, cudaStream_t s, check_outcome *out);
+    /* Calls stage function fn (from the library) on the graded buffers; returns its status. */
+    int (*call)(lab_ctx *ctx, int stage, void *fn, cudaStream_t s);
+    int (*call_ceiling)(lab_ctx *ctx, cudaStream_t s);
+    /* Checks outputs and guard zones; full also checks the inputs are unchanged. */
+    int (*check)(lab_ctx *ctx, int stage, int variant, int full, check_outcome *out);
+    void (*teardown)(lab_ctx *ctx);
+} lab_spec;
+
+/* The table of every lab, available or not (grader/labs/registry.c). */
+extern const lab_spec *const lab_table[];
+extern const int lab_count;
+/* Finds a lab by "lab1", "1", "transpose" or "1-transpose"; NULL if none. */
+const lab_spec *lab_find(const char *name);
+
+#endif

@@ -1,0 +1,358 @@
+/* grader/labs/transpose.c: lab 1's specification — the stages, their points and
+ * thresholds, the graded sizes, and how inputs are made and outputs checked.
+ *
+ * Thresholds are speedups over the stage named in `base`, set well under what
+ * the reference solution reaches on an H200 (handouts/1-transpose.md has the
+ * measured table and the reasoning), so a sound implementation passes on any
+ * recent GPU:
+ *  - stage 3 over the faster naive stage: 0.80. On the H200 the tile with its
+ *    32-way bank conflicts only matches the write-coalesced naive kernel
+ *    (1.02x), whose strided reads the caches absorb; the threshold asks that
+ *    the tile not lose, and stage 4 shows what the tile is worth;
+ *  - stage 4 over stage 3: 1.40 (the reference: 1.8x);
+ *  - stage 5 over stage 4: 1.10 (the reference: about 1.2x). A threshold at
+ *    or below 1.0 would let a stage that just calls the one before it pass. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/compare.h"
+#include "../../common/cuda_check.h"
+#include "../../common/rng.h"
+#include "../../labs/1-transpose/transpose.h"
+#include "../gbuf.h"
+#include "../lab.h"
+
+/* stage 0 is the given copy kernel: graded for correctness with 0 points and
+ * timed, so the table shows what a simple kernel reaches on this GPU. */
+static const lab_stage transpose_stages[] = {
+    {"copy kernel (given)", "transpose_copy", 0, 0, 0.0, {-1, -1}, 1},
+    {"naive, reads coalesced", "transpose_naive_read", 10, 0, 0.0, {-1, -1}, 0},
+    {"naive, writes coalesced", "transpose_naive_write", 10, 0, 0.0, {-1, -1}, 0},
+    {"shared-memory tile", "transpose_tiled", 10, 10, 0.80, {1, 2}, 0},
+    {"padded tile (no bank conflicts)", "transpose_padded", 10, 10, 1.40, {3, -1}, 0},
+    {"4x4 per thread, float4 access", "transpose_vectorized", 10, 10, 1.10, {4, -1}, 0},
+};
+
+/* Small and awkward shapes first, so most bugs show quickly; the benchmark last. */
+static const int transpose_sizes[][2] = {
+    {1, 1}, {33, 65}, {1, 4097}, {4097, 1}, {4097, 31}, {1000, 1003}, {8192, 4096}, {8192, 8192},
+};
+#define N_SIZES ((int)(sizeof transpose_sizes / sizeof transpose_sizes[0]))
+#define BENCH_SIZE (N_SIZES - 1)
+#define MAX_VARIANTS 2
+
+/* Host inputs and expected outputs of one size: made once in the parent by
+ * pregenerate (children share them through fork), or by setup on demand. */
+typedef struct host_data {
+    uint64_t seed;
+    int variants;
+    float *in[MAX_VARIANTS];     /* the inputs */
+    float *expect[MAX_VARIANTS]; /* their transposes, computed here on the CPU */
+} host_data;
+
+static host_data cache[N_SIZES];
+
+struct lab_ctx {
+    int rows, cols;
+    size_t n;
+    int variants;
+    host_data own; /* used when the cache does not hold this size */
+    gbuf in, out;
+    float *h_in[MAX_VARIANTS];     /* the inputs (in the cache or in own) */
+    float *h_expect[MAX_VARIANTS]; /* their transposes */
+    void *d_variant[MAX_VARIANTS]; /* device copies of the inputs, to reload quickly */
+    float *h_got;                  /* pinned: outputs and inputs read back */
+};
+
+static void size_text(int size, char *buf, size_t n)
+{
+    snprintf(buf, n, "%d x %d", transpose_sizes[size][0], transpose_sizes[size][1]);
+}
+
+/* Gigabytes moved per call: every element read once and written once. */
+static double work(int size)
+{
+    return 2.0 * 4.0 * transpose_sizes[size][0] * (double)transpose_sizes[size][1] / 1e9;
+}
+
+/* CPU reference, in blocks of 64 x 64 so both sides stay in cache. */
+static void cpu_transpose(const float *in, float *out, int rows, int cols)
+{
+    const int B = 64;
+    for (int r0 = 0; r0 < rows; r0 += B)
+        for (int c0 = 0; c0 < cols; c0 += B)
+            for (int r = r0; r < rows && r < r0 + B; r++)
+                for (int c = c0; c < cols && c < c0 + B; c++)
+                    out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+}
+
+static void host_data_free(host_data *h)
+{
+    for (int v = 0; v < MAX_VARIANTS; v++) {
+        free(h->in[v]);
+        free(h->expect[v]);
+    }
+    memset(h, 0, sizeof *h);
+}
+
+/* Random signed inputs, every element distinct in practice so that a wrong
+ * index shows as a wrong value, and their transposes. */
+static int host_data_make(host_data *h, int size, uint64_t seed, int variants)
+{
+    int rows = transpose_sizes[size][0], cols = transpose_sizes[size][1];
+    size_t n = (size_t)rows * cols;
+    rng r;
+    rng_seed(&r, seed);
+    h->seed = seed;
+    h->variants = variants;
+    for (int v = 0; v < variants; v++) {
+        h->in[v] = malloc(n * sizeof(float));
+        h->expect[v] = malloc(n * sizeof(float));
+        if (!h->in[v] || !h->expect[v]) {
+            host_data_free(h);
+            return -1;
+        }
+        rng_fill_uniform(&r, h->in[v], n, -1.0f, 1.0f);
+        cpu_transpose(h->in[v], h->expect[v], rows, cols);
+    }
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    if (size < 0 || size >= N_SIZES || variants < 1 || variants > MAX_VARIANTS)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed, variants);
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    gbuf_free(&c->in);
+    gbuf_free(&c->out);
+    host_data_free(&c->own);
+    for (int v = 0; v < MAX_VARIANTS; v++) {
+        if (c->d_variant[v])
+            cudaFree(c->d_variant[v]);
+    }
+    if (c->h_got)
+        cudaFreeHost(c->h_got);
+    free(c);
+}
+
+static int fail_cuda(check_outcome *out, cudaError_t err, const char *what)
+{
+    out->v = V_SETUP_ERROR;
+    snprintf(out->msg, sizeof out->msg, "the grader could not %s: %s (%s)%s", what,
+             cudaGetErrorName(err), cudaGetErrorString(err),
+             err == cudaErrorMemoryAllocation ? "; is another program using the GPU's memory?"
+                                              : "");
+    return -1;
+}
+
+static int setup(lab_ctx **pctx, int size, uint64_t seed, int variants, check_outcome *out)
+{
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "out of host memory");
+        return -1;
+    }
+    c->rows = transpose_sizes[size][0];
+    c->cols = transpose_sizes[size][1];
+    c->n = (size_t)c->rows * c->cols;
+    c->variants = variants < 1 ? 1 : variants > MAX_VARIANTS ? MAX_VARIANTS : variants;
+    size_t bytes = c->n * sizeof(float);
+
+    const host_data *h = &cache[size];
+    if (h->seed != seed || h->variants < c->variants) {
+        if (host_data_make(&c->own, size, seed, c->variants) != 0) {
+            out->v = V_SETUP_ERROR;
+            snprintf(out->msg, sizeof out->msg, "out of host memory for %zu MB of inputs",
+                     2 * (size_t)c->variants * (bytes >> 20));
+            return -1;
+        }
+        h = &c->own;
+    }
+    for (int v = 0; v < c->variants; v++) {
+        c->h_in[v] = h->in[v];
+        c->h_expect[v] = h->expect[v];
+    }
+    rng r; /* guard patterns, from the same seed */
+    rng_seed(&r, rng_derive(seed, 77));
+    cudaError_t err = gbuf_alloc(&c->in, bytes, rng_next(&r));
+    if (err != cudaSuccess)
+        return fail_cuda(out, err, "allocate the input buffer");
+    err = gbuf_alloc(&c->out, bytes, rng_next(&r));
+    if (err != cudaSuccess)
+        return fail_cuda(out, err, "allocate the output buffer");
+    err = cudaMallocHost((void **)&c->h_got, bytes);
+    if (err != cudaSuccess) {
+        c->h_got = NULL;
+        return fail_cuda(out, err, "allocate pinned host memory");
+    }
+    if (c->variants > 1) {
+        for (int v = 0; v < c->variants; v++) {
+            err = cudaMalloc(&c->d_variant[v], bytes);
+            if (err != cudaSuccess) {
+                c->d_variant[v] = NULL;
+                return fail_cuda(out, err, "allocate the input copies for timing");
+            }
+            err = cudaMemcpy(c->d_variant[v], c->h_in[v], bytes, cudaMemcpyHostToDevice);
+            if (err != cudaSuccess)
+                return fail_cuda(out, err, "upload the inputs");
+        }
+    }
+    return 0;
+}
+
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    size_t bytes = c->n * sizeof(float);
+    cudaError_t err;
+    if (c->d_variant[variant])
+        err = cudaMemcpyAsync(c->in.d, c->d_variant[variant], bytes, cudaMemcpyDeviceToDevice, s);
+    else
+        err = cudaMemcpyAsync(c->in.d, c->h_in[variant], bytes, cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess)
+        err = gbuf_poison(&c->out, s);
+    if (err != cudaSuccess)
+        return fail_cuda(out, err, "load the input");
+    return 0;
+}
+
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    (void)stage;
+    transpose_fn f = (transpose_fn)fn;
+    return (int)f((const float *)c->in.d, (float *)c->out.d, c->rows, c->cols, s);
+}
+
+static int call_ceiling(lab_ctx *c, cudaStream_t s)
+{
+    return cudaMemcpyAsync(c->out.d, c->in.d, c->n * sizeof(float), cudaMemcpyDeviceToDevice, s) ==
+                   cudaSuccess
+               ? 0
+               : -1;
+}
+
+/* "out[12][345]" for a flat index of a rows x cols matrix. */
+static void index_text(char *buf, size_t n, const char *name, size_t i, int cols)
+{
+    snprintf(buf, n, "%s[%zu][%zu]", name, i / (size_t)cols, i % (size_t)cols);
+}
+
+static int guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out)
+{
+    long long off = 0;
+    cudaError_t err = cudaSuccess;
+    int bad = gbuf_guards_changed(b, &off, &err);
+    if (bad < 0)
+        return fail_cuda(out, err, "read the guard zones back");
+    if (!bad)
+        return 0;
+    out->v = V_OUT_OF_BOUNDS;
+    if (off < 0)
+        snprintf(out->msg, sizeof out->msg,
+                 "memory %lld bytes before the start of %s was written (element %lld): an index "
+                 "went negative",
+                 -off, name, off / 4);
+    else
+        snprintf(out->msg, sizeof out->msg,
+                 "memory %lld bytes past the end of %s was written (element %lld of a buffer of "
+                 "%zu): a missing or wrong bounds check",
+                 off - (long long)(elems * 4), name, off / 4, elems);
+    return -1;
+}
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    size_t bytes = c->n * sizeof(float);
+    const int is_copy = transpose_stages[stage].symbol &&
+                        strcmp(transpose_stages[stage].symbol, "transpose_copy") == 0;
+    const char *out_name = "the output d_out";
+
+    if (guard_check(&c->out, out_name, c->n, out) || guard_check(&c->in, "the input d_in", c->n, out))
+        return -1;
+    cudaError_t err;
+    if (full) {
+        err = cudaMemcpy(c->h_got, c->in.d, bytes, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            return fail_cuda(out, err, "read the input back");
+        long long w = compare_first_diff_word(c->h_in[variant], c->h_got, bytes);
+        if (w >= 0) {
+            char at[64];
+            index_text(at, sizeof at, "in", (size_t)w, c->cols);
+            out->v = V_INPUT_MODIFIED;
+            snprintf(out->msg, sizeof out->msg,
+                     "the input d_in was changed, first at %s (was %.7g, now %.7g): a stage may "
+                     "only read its input",
+                     at, c->h_in[variant][w], c->h_got[w]);
+            return -1;
+        }
+    }
+    err = cudaMemcpy(c->h_got, c->out.d, bytes, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return fail_cuda(out, err, "read the output back");
+    const float *expect = is_copy ? c->h_in[variant] : c->h_expect[variant];
+    if (compare_first_diff_word(expect, c->h_got, bytes) < 0)
+        return 0; /* bit-exact: a transpose moves values, it never rounds them */
+    compare_report rep;
+    if (compare_floats(expect, c->h_got, c->n, 0.0, 0.0, &rep))
+        return 0; /* differs only in the sign of a zero */
+    int out_cols = is_copy ? c->cols : c->rows; /* d_out is cols x rows */
+    char at[64];
+    index_text(at, sizeof at, "out", rep.first, out_cols);
+    if (rep.unwritten == rep.mismatches) {
+        out->v = V_NOT_WRITTEN;
+        snprintf(out->msg, sizeof out->msg,
+                 "%s (element %zu) was never written; %zu of %zu output elements were not "
+                 "written. Does the grid cover the whole matrix, including partial tiles at the "
+                 "edges?",
+                 at, rep.first, rep.unwritten, rep.n);
+    } else if (rep.first_unwritten || rep.nans > 0) {
+        out->v = rep.nans > 0 ? V_NAN : V_NOT_WRITTEN;
+        snprintf(out->msg, sizeof out->msg,
+                 "%zu of %zu output elements are wrong, %zu never written and %zu NaN or "
+                 "infinite; the first is %s (element %zu): expected %.7g, got %.7g",
+                 rep.mismatches, rep.n, rep.unwritten, rep.nans, at, rep.first, rep.expected,
+                 rep.got);
+    } else {
+        out->v = V_WRONG;
+        snprintf(out->msg, sizeof out->msg,
+                 "%zu of %zu output elements are wrong; the first is %s (element %zu): expected "
+                 "%.7g, got %.7g. Check the index arithmetic: the output has %d rows of %d.",
+                 rep.mismatches, rep.n, at, rep.first, rep.expected, rep.got,
+                 is_copy ? c->rows : c->cols, out_cols);
+    }
+    return -1;
+}
+
+const lab_spec lab_transpose = {
+    .number = 1,
+    .name = "transpose",
+    .dir = "1-transpose",
+    .available = 1,
+    .stages = transpose_stages,
+    .n_stages = (int)(sizeof transpose_stages / sizeof transpose_stages[0]),
+    .n_sizes = N_SIZES,
+    .bench_size = BENCH_SIZE,
+    .unit = "GB/s",
+    .ceiling_name = "cudaMemcpy D2D",
+    .timeout_correct_s = 40,
+    .timeout_perf_s = 60,
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .setup = setup,
+    .prepare = prepare,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};

@@ -1,0 +1,359 @@
+/* grader/main.c: ./grade. The parent parses arguments, checks the libraries
+ * exist and define every stage, asks a child whether there is a GPU, builds
+ * one Check suite per lab and runs it in fork mode. It never calls CUDA itself:
+ * a CUDA call before fork() breaks CUDA in every child. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/rng.h"
+#include "elfsym.h"
+#include "lab.h"
+#include "options.h"
+#include "probe.h"
+#include "report.h"
+#include "results.h"
+#include "runner.h"
+
+enum { EXIT_ALL_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 77 };
+
+/* The repository root: the folder that holds this executable. */
+static void find_root(char *root, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) {
+        snprintf(root, n, ".");
+        return;
+    }
+    exe[k] = '\0';
+    snprintf(root, n, "%s", dirname(exe));
+}
+
+/* Check scales every time limit by $CK_TIMEOUT_MULTIPLIER; so do our messages. */
+static double timeout_multiplier(void)
+{
+    const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+    double v = m ? strtod(m, NULL) : 1.0;
+    return v > 0 ? v : 1.0;
+}
+
+static int file_exists(const char *path) { return access(path, R_OK) == 0; }
+
+static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec, int solutions)
+{
+    snprintf(buf, n, "%s/build/%slab%d.so", root, solutions ? "solutions/" : "", spec->number);
+}
+
+static void list_labs(void)
+{
+    printf("CUDA Labs: the labs, their stages, points and speed thresholds.\n");
+    for (int i = 0; i < lab_count; i++) {
+        const lab_spec *spec = lab_table[i];
+        printf("\nlab%d  %-10s %s\n", spec->number, spec->name,
+               spec->available ? "" : "(not available yet)");
+        if (!spec->available)
+            continue;
+        for (int s = 0; s < spec->n_stages; s++) {
+            const lab_stage *st = &spec->stages[s];
+            printf("  stage %d  %-34s %-24s correct %2d", s, st->title, st->symbol,
+                   st->points_correct);
+            if (st->points_speed > 0) {
+                printf("  speed %2d: >= %.2fx over stage %d", st->points_speed, st->min_speedup,
+                       st->base[0]);
+                if (st->base[1] >= 0)
+                    printf(" or %d, the faster", st->base[1]);
+            } else if (st->given) {
+                printf("  (given; timed for reference)");
+            } else {
+                printf("  (speed reported)");
+            }
+            printf("\n");
+        }
+    }
+}
+
+/* Which lab did `make` build last? build/last-lab holds its number. */
+static const lab_spec *last_built(const char *root)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/build/last-lab", root);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char name[32] = "";
+    const lab_spec *spec = NULL;
+    if (fscanf(f, "%31s", name) == 1)
+        spec = lab_find(name);
+    fclose(f);
+    return spec;
+}
+
+/* The library must define every stage function. */
+static int check_library(const lab_spec *spec, const char *lib, const char *make_hint)
+{
+    for (int s = 0; s < spec->n_stages; s++) {
+        char err[512];
+        int r = elf_defines_function(lib, spec->stages[s].symbol, err, sizeof err);
+        if (r < 0) {
+            fprintf(stderr, "grade: %s. Rebuild it with `%s`.\n", err, make_hint);
+            return -1;
+        }
+        if (r == 0) {
+            fprintf(stderr,
+                    "grade: %s has no function %s() (stage %d). It is declared in "
+                    "labs/%s/%s.h: was it renamed, made static, or not compiled as extern \"C\"? "
+                    "Rebuild with `%s`.\n",
+                    lib, spec->stages[s].symbol, s, spec->dir, spec->name, make_hint);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void live_line(const grade_run *run, int stage)
+{
+    report_live_line(stdout, run->spec, run->res, stage);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    grade_options o;
+    char err[512];
+    if (options_parse(argc, argv, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "grade: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (o.help) {
+        options_usage(stdout);
+        return EXIT_ALL_PASSED;
+    }
+    if (o.list) {
+        list_labs();
+        return EXIT_ALL_PASSED;
+    }
+    char root[PATH_MAX];
+    find_root(root, sizeof root);
+
+    if (o.gpu_info) {
+        devinfo d;
+        int r = probe_gpu(&d, err, sizeof err);
+        if (r != 0) {
+            printf("no usable GPU: %s\n", err);
+            return EXIT_NO_GPU;
+        }
+        char line[512];
+        devinfo_format(&d, line, sizeof line);
+        printf("GPU: %s\n", line);
+        return EXIT_ALL_PASSED;
+    }
+
+    /* Which labs? */
+    const lab_spec *specs[OPT_MAX_LABS];
+    int n = 0;
+    const char *make_target = o.solutions ? "make solutions" : NULL;
+    if (o.n_labs == 0) {
+        const lab_spec *spec = last_built(root);
+        if (!spec) {
+            fprintf(stderr, "grade: no lab has been built yet. Build one first, for example:\n"
+                            "    make lab1 && ./grade\n");
+            return EXIT_USAGE;
+        }
+        specs[n++] = spec;
+    }
+    for (int i = 0; i < o.n_labs; i++) {
+        if (strcmp(o.labs[i], "all") == 0) {
+            for (int k = 0; k < lab_count && n < OPT_MAX_LABS; k++) {
+                char path[PATH_MAX + 64];
+                lib_path(path, sizeof path, root, lab_table[k], o.solutions);
+                if (lab_table[k]->available && file_exists(path))
+                    specs[n++] = lab_table[k];
+            }
+            if (n == 0) {
+                fprintf(stderr, "grade: no lab is built yet: run `make %s` first.\n",
+                        o.solutions ? "solutions" : "lab1");
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        const lab_spec *spec = lab_find(o.labs[i]);
+        if (!spec) {
+            fprintf(stderr, "grade: unknown lab '%s'. The labs are lab1 .. lab%d "
+                            "(./grade --list shows them).\n",
+                    o.labs[i], lab_count);
+            return EXIT_USAGE;
+        }
+        if (!spec->available) {
+            fprintf(stderr, "grade: lab %d (%s) is not available yet.\n", spec->number,
+                    spec->name);
+            return EXIT_USAGE;
+        }
+        specs[n++] = spec;
+    }
+    if (n == 1 && !specs[0]->available) {
+        fprintf(stderr, "grade: lab %d (%s) is not available yet.\n", specs[0]->number,
+                specs[0]->name);
+        return EXIT_USAGE;
+    }
+
+    /* Libraries: present and complete? */
+    static char libs[OPT_MAX_LABS][PATH_MAX + 64];
+    const char *lib_names[OPT_MAX_LABS];
+    for (int i = 0; i < n; i++) {
+        char hint[64];
+        snprintf(hint, sizeof hint, "%s", make_target ? make_target : "");
+        if (!make_target)
+            snprintf(hint, sizeof hint, "make lab%d", specs[i]->number);
+        if (o.lib) {
+            if (!realpath(o.lib, libs[i])) {
+                fprintf(stderr, "grade: cannot find the library %s: %s\n", o.lib, strerror(errno));
+                return EXIT_USAGE;
+            }
+        } else {
+            lib_path(libs[i], sizeof libs[i], root, specs[i], o.solutions);
+            if (!file_exists(libs[i])) {
+                fprintf(stderr, "grade: %s is not built yet: run `%s` first.\n", libs[i], hint);
+                return EXIT_USAGE;
+            }
+        }
+        lib_names[i] = libs[i];
+        if (o.stage >= specs[i]->n_stages) {
+            fprintf(stderr, "grade: lab %d has stages 0 to %d; there is no stage %d.\n",
+                    specs[i]->number, specs[i]->n_stages - 1, o.stage);
+            return EXIT_USAGE;
+        }
+        if (check_library(specs[i], libs[i], hint) != 0)
+            return EXIT_FAILED;
+    }
+
+    /* Is there a GPU? Asked in a child. */
+    devinfo dev;
+    if (probe_gpu(&dev, err, sizeof err) != 0) {
+        printf("grade: no usable CUDA GPU: %s.\n"
+               "Nothing was graded. The grader needs an NVIDIA GPU (compute capability 7.5 or "
+               "newer) and its driver; `nvidia-smi` should list it.\n",
+               err);
+        return EXIT_NO_GPU;
+    }
+    if (!o.seed_given && rng_os_seed(&o.seed) != 0) {
+        fprintf(stderr, "grade: cannot read a random seed from the system: %s\n",
+                strerror(errno));
+        return EXIT_FAILED;
+    }
+    char line[512];
+    devinfo_format(&dev, line, sizeof line);
+    printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n", line,
+           (unsigned long long)o.seed, (unsigned long long)o.seed);
+
+    /* Inputs and expected outputs, made once here (no CUDA) for all children. */
+    for (int i = 0; i < n; i++)
+        for (int size = 0; specs[i]->pregenerate && size < specs[i]->n_sizes; size++)
+            if (specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
+                                      size == specs[i]->bench_size ? 2 : 1) != 0) {
+                fprintf(stderr, "grade: out of host memory for the inputs of lab %d\n",
+                        specs[i]->number);
+                return EXIT_FAILED;
+            }
+
+    lab_results *res = results_map(n);
+    if (!res) {
+        fprintf(stderr, "grade: cannot map the results page: %s\n", strerror(errno));
+        return EXIT_FAILED;
+    }
+    static grade_run runs[OPT_MAX_LABS];
+    SRunner *sr = NULL;
+    for (int i = 0; i < n; i++) {
+        grade_run *run = &runs[i];
+        run->spec = specs[i];
+        run->res = &res[i];
+        run->res->lab = specs[i]->number;
+        snprintf(run->lib, sizeof run->lib, "%s", libs[i]);
+        run->seed = o.seed;
+        run->reps = o.reps;
+        run->stage_filter = o.stage;
+        Suite *s = runner_suite(run, live_line);
+        if (!sr)
+            sr = srunner_create(s);
+        else
+            srunner_add_suite(sr, s);
+    }
+    srunner_set_fork_status(sr, CK_FORK);
+
+    for (int i = 0; i < n; i++) {
+        printf("\nlab %d (%s): %s\n", specs[i]->number, specs[i]->name, libs[i]);
+        fflush(stdout);
+    }
+    srunner_run_all(sr, CK_SILENT);
+
+    /* Fold in what only Check saw: timeouts, signals, early exits. */
+    int n_run = srunner_ntests_run(sr);
+    TestResult **trs = srunner_results(sr);
+    int k = 0;
+    for (int i = 0; i < n && trs; i++) {
+        const lab_spec *spec = specs[i];
+        for (int s = 0; s < spec->n_stages; s++) {
+            if (o.stage >= 0 && o.stage != s)
+                continue;
+            for (int kind = 0; kind < TEST_KINDS; kind++) {
+                if (kind == TEST_PERF && spec->stages[s].points_speed == 0)
+                    continue;
+                if (k >= n_run)
+                    break;
+                TestResult *tr = trs[k++];
+                test_record *t = &res[i].t[s][kind];
+                t->graded = 1;
+                char sz[64] = "";
+                if (t->size >= 0)
+                    spec->size_text(t->size, sz, sizeof sz);
+                double timeout = spec->timeout_correct_s;
+                if (spec->stages[s].points_speed > 0 && spec->timeout_perf_s > timeout)
+                    timeout = spec->timeout_perf_s;
+                timeout *= timeout_multiplier();
+                results_merge_check(t, tr_rtype(tr) != CK_PASS, tr_msg(tr), timeout, sz);
+                /* Check saw a pass the grader never recorded: the child left early. */
+                if (tr_rtype(tr) == CK_PASS && t->v != V_PASS && t->state != STATE_FINISHED)
+                    t->v = V_EARLY_EXIT;
+            }
+        }
+    }
+    free(trs);
+
+    int got_all = 0, max_all = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
+        report_table(stdout, specs[i], &res[i]);
+        report_failures(stdout, specs[i], &res[i], o.seed, o.solutions, o.lib);
+        int got, max;
+        report_score(specs[i], &res[i], &got, &max);
+        got_all += got;
+        max_all += max;
+        failed += report_failed_tests(specs[i], &res[i]);
+    }
+    if (o.json) {
+        FILE *f = fopen(o.json, "w");
+        if (!f || report_json(f, specs, res, n, &dev, o.seed, lib_names) != 0) {
+            fprintf(stderr, "grade: cannot write %s: %s\n", o.json, strerror(errno));
+            failed++;
+        }
+        if (f)
+            fclose(f);
+    }
+    printf("\n");
+    srunner_print(sr, CK_MINIMAL);
+    printf("Score: %d/%d\n", got_all, max_all);
+    int ck_failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    results_unmap(res, n);
+    if (n_run == 0) {
+        printf("grade: no test ran, so nothing was graded.\n");
+        return EXIT_FAILED;
+    }
+    return failed == 0 && ck_failed == 0 ? EXIT_ALL_PASSED : EXIT_FAILED;
+}

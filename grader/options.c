@@ -1,0 +1,147 @@
+#include "options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int options_parse_u64(const char *s, uint64_t *v)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long x = strtoull(s, &end, 0);
+    if (errno != 0 || !end || *end != '\0')
+        return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *v)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    long x = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || x < lo || x > hi)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+/* The value of an option: after '=' when given so, else the next argument. */
+static int take_value(int argc, char **argv, int *i, const char **val, const char *opt,
+                      char *err, size_t errn)
+{
+    if (*val)
+        return 0;
+    if (*i + 1 >= argc) {
+        snprintf(err, errn, "%s needs a value (see ./grade --help)", opt);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 0;
+}
+
+int options_parse(int argc, char **argv, grade_options *o, char *err, size_t errn)
+{
+    memset(o, 0, sizeof *o);
+    o->stage = -1;
+    o->reps = OPT_MIN_REPS;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        /* Options that take a value accept "--opt value" and "--opt=value". */
+        const char *val = NULL;
+        char name[32];
+        const char *eq = strchr(a, '=');
+        if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+            a = name;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            o->help = 1;
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+        } else if (strcmp(a, "--solutions") == 0) {
+            o->solutions = 1;
+        } else if (strcmp(a, "--gpu-info") == 0) {
+            o->gpu_info = 1;
+        } else if (strcmp(a, "--stage") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            if (parse_int(val, 0, 99, &o->stage) != 0) {
+                snprintf(err, errn, "--stage wants a stage number such as 3, not '%s'", val);
+                return -1;
+            }
+        } else if (strcmp(a, "--seed") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            if (options_parse_u64(val, &o->seed) != 0) {
+                snprintf(err, errn,
+                         "--seed wants the number the grader printed (decimal or 0x...), not '%s'",
+                         val);
+                return -1;
+            }
+            o->seed_given = 1;
+        } else if (strcmp(a, "--reps") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            if (parse_int(val, OPT_MIN_REPS, OPT_MAX_REPS, &o->reps) != 0) {
+                snprintf(err, errn, "--reps wants a number from %d to %d, not '%s'", OPT_MIN_REPS,
+                         OPT_MAX_REPS, val);
+                return -1;
+            }
+        } else if (strcmp(a, "--lib") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            o->lib = val;
+        } else if (strcmp(a, "--json") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            o->json = val;
+        } else if (a[0] == '-') {
+            snprintf(err, errn, "unknown option '%s' (see ./grade --help)", argv[i]);
+            return -1;
+        } else {
+            if (o->n_labs == OPT_MAX_LABS) {
+                snprintf(err, errn, "too many labs named (at most %d)", OPT_MAX_LABS);
+                return -1;
+            }
+            o->labs[o->n_labs++] = a;
+        }
+    }
+    if (o->lib && (o->solutions || o->n_labs != 1)) {
+        snprintf(err, errn, "--lib grades one library: name exactly one lab and no --solutions");
+        return -1;
+    }
+    return 0;
+}
+
+void options_usage(FILE *f)
+{
+    fputs("usage: ./grade [labN | all] [options]\n"
+          "\n"
+          "Grades a lab built with `make labN`: each stage's correctness, then its speed\n"
+          "against the stage before it and against the GPU's ceiling. With no lab named,\n"
+          "grades the lab that `make` built last.\n"
+          "\n"
+          "  labN, N, name     the lab: lab1 .. lab6, or its name (transpose, reduce, ...)\n"
+          "  all               every lab that has been built\n"
+          "  --stage N         grade stage N only (its speed is still compared with its base)\n"
+          "  --seed S          replay a run with the seed it printed (decimal or 0x...)\n"
+          "  --solutions       grade the reference solutions (make solutions)\n"
+          "  --lib PATH        grade this lab library instead of build/labN.so\n"
+          "  --reps N          timed repetitions of each function (default and minimum 20)\n"
+          "  --json FILE       also write every result and metric as JSON\n"
+          "  --list            list the labs, their stages, points and thresholds\n"
+          "  --gpu-info        show the GPU the grader would use, then stop\n"
+          "  -h, --help        this text\n"
+          "\n"
+          "Exit status: 0 every graded test passed; 1 something failed; 2 usage error;\n"
+          "77 no GPU found (nothing was graded).\n",
+          f);
+}

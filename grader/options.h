@@ -1,0 +1,33 @@
+/* options.h: the grader's command line. Parsing is pure (no I/O), so it is
+ * unit-tested in grader/tests/check_options.c. */
+#ifndef CUDA_LABS_OPTIONS_H
+#define CUDA_LABS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define OPT_MAX_LABS 8
+#define OPT_MIN_REPS 20
+#define OPT_MAX_REPS 1000
+
+typedef struct grade_options {
+    const char *labs[OPT_MAX_LABS]; /* as typed: "lab1", "1", "transpose", "all" */
+    int n_labs;
+    int stage;          /* -1: every stage */
+    uint64_t seed;
+    int seed_given;
+    int reps;           /* timed repetitions of each function */
+    int solutions;      /* grade build/solutions/labN.so */
+    const char *lib;    /* grade this library instead */
+    const char *json;   /* write results as JSON here */
+    int list, help, gpu_info;
+} grade_options;
+
+/* Returns 0 on success; -1 with a one-line reason in err. */
+int options_parse(int argc, char **argv, grade_options *o, char *err, size_t errn);
+/* Accepts decimal or 0x-prefixed hexadecimal; 0 on success. */
+int options_parse_u64(const char *s, uint64_t *v);
+void options_usage(FILE *f);
+
+#endif

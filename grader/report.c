@@ -1,0 +1,242 @@
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+void report_replay(char *buf, size_t n, const lab_spec *spec, int stage, uint64_t seed,
+                   int solutions, const char *lib)
+{
+    int k = snprintf(buf, n, "./grade lab%d --stage %d --seed 0x%llx", spec->number, stage,
+                     (unsigned long long)seed);
+    if (k < 0 || (size_t)k >= n)
+        return;
+    if (lib)
+        snprintf(buf + k, n - (size_t)k, " --lib %s", lib);
+    else if (solutions)
+        snprintf(buf + k, n - (size_t)k, " --solutions");
+}
+
+static const test_record *rec(const lab_results *res, int stage, int kind)
+{
+    return &res->t[stage][kind];
+}
+
+void report_live_line(FILE *f, const lab_spec *spec, const lab_results *res, int stage)
+{
+    const test_record *c = rec(res, stage, TEST_CORRECT);
+    const test_record *p = rec(res, stage, TEST_PERF);
+    fprintf(f, "  stage %d  %-34s ", stage, spec->stages[stage].title);
+    if (c->v != V_PASS) {
+        fprintf(f, "%s\n", verdict_name(c->v));
+        return;
+    }
+    fprintf(f, "correct");
+    const test_record *t = p->graded ? p : c;
+    if (p->graded && p->v != V_PASS && !p->timed) {
+        fprintf(f, ", speed %s\n", verdict_name(p->v));
+        return;
+    }
+    if (t->timed)
+        fprintf(f, ", %.0f %s (%.0f%% of %s)", t->throughput, spec->unit, t->pct_ceiling,
+                spec->ceiling_name);
+    if (p->graded && p->timed && p->base >= 0)
+        fprintf(f, ", %.2fx over stage %d", p->speedup, p->base);
+    if (p->graded)
+        fprintf(f, " -> %s", p->v == V_PASS ? "fast enough" : verdict_name(p->v));
+    fputc('\n', f);
+}
+
+static void fmt_points(char *buf, size_t n, int got, int max)
+{
+    if (max == 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%d/%d", got, max);
+}
+
+void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
+{
+    char unit_col[16];
+    snprintf(unit_col, sizeof unit_col, "%s", spec->unit);
+    fprintf(f, "\n  %-2s %-34s %-16s %9s %8s  %-15s %6s  %6s\n", "#", "stage", "correct",
+            unit_col, "% ceil", "speedup", "needs", "points");
+    double ceiling = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        const test_record *c = rec(res, s, TEST_CORRECT);
+        const test_record *p = rec(res, s, TEST_PERF);
+        if (!c->graded && !p->graded)
+            continue;
+        const test_record *t = p->timed ? p : c;
+        char thr[16] = "-", pct[16] = "-", spd[32] = "-", needs[16] = "-", pts[16];
+        if (t->timed) {
+            snprintf(thr, sizeof thr, "%.0f", t->throughput);
+            snprintf(pct, sizeof pct, "%.1f%%", t->pct_ceiling);
+            if (t->ceiling_throughput > ceiling)
+                ceiling = t->ceiling_throughput;
+        }
+        if (p->timed && p->base >= 0)
+            snprintf(spd, sizeof spd, "%.2fx over %d", p->speedup, p->base);
+        else if (p->graded && p->v != V_NOT_RUN && p->v != V_PASS)
+            snprintf(spd, sizeof spd, "%s", verdict_name(p->v));
+        if (spec->stages[s].points_speed > 0)
+            snprintf(needs, sizeof needs, "%.2fx", spec->stages[s].min_speedup);
+        int got = results_points(spec, s, TEST_CORRECT, c) + results_points(spec, s, TEST_PERF, p);
+        int max = (c->graded ? results_max_points(spec, s, TEST_CORRECT) : 0) +
+                  (p->graded ? results_max_points(spec, s, TEST_PERF) : 0);
+        fmt_points(pts, sizeof pts, got, max);
+        const char *cv = c->v == V_PASS ? "yes" : verdict_name(c->v);
+        if (p->timed && p->v != V_PASS && p->v != V_SLOW) /* timing-time failures show here */
+            snprintf(spd, sizeof spd, "%s", verdict_name(p->v));
+        fprintf(f, "  %-2d %-34s %-16s %9s %8s  %-15s %6s  %6s\n", s, spec->stages[s].title, cv,
+                thr, pct, spd, needs, pts);
+    }
+    if (ceiling > 0)
+        fprintf(f, "  ceiling: %s at %.0f %s, measured in this run\n", spec->ceiling_name,
+                ceiling, spec->unit);
+}
+
+void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint64_t seed,
+                     int solutions, const char *lib)
+{
+    int header = 0;
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int k = 0; k < TEST_KINDS; k++) {
+            const test_record *t = rec(res, s, k);
+            if (!t->graded || t->v == V_PASS)
+                continue;
+            if (!header) {
+                fprintf(f, "\n  What to fix:\n");
+                header = 1;
+            }
+            char replay[512];
+            report_replay(replay, sizeof replay, spec, s, seed, solutions, lib);
+            fprintf(f, "  - stage %d (%s), %s: %s\n      %s\n      replay: %s\n", s,
+                    spec->stages[s].title, k == TEST_CORRECT ? "correctness" : "speed",
+                    verdict_name(t->v), t->msg, replay);
+        }
+}
+
+void report_score(const lab_spec *spec, const lab_results *res, int *got, int *max)
+{
+    *got = *max = 0;
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int k = 0; k < TEST_KINDS; k++) {
+            const test_record *t = rec(res, s, k);
+            if (!t->graded)
+                continue;
+            *got += results_points(spec, s, k, t);
+            *max += results_max_points(spec, s, k);
+        }
+}
+
+int report_failed_tests(const lab_spec *spec, const lab_results *res)
+{
+    int n = 0;
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int k = 0; k < TEST_KINDS; k++)
+            if (rec(res, s, k)->graded && rec(res, s, k)->v != V_PASS)
+                n++;
+    return n;
+}
+
+const char *report_json_escape(const char *s, char *buf, size_t n)
+{
+    size_t o = 0;
+    if (n == 0)
+        return buf;
+    for (; s && *s && o + 7 < n; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)ch;
+        } else if (ch == '\n') {
+            buf[o++] = '\\';
+            buf[o++] = 'n';
+        } else if (ch < 0x20) {
+            o += (size_t)snprintf(buf + o, n - o, "\\u%04x", ch);
+        } else {
+            buf[o++] = (char)ch;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static void json_num(FILE *f, const char *key, double v, int comma)
+{
+    if (isfinite(v))
+        fprintf(f, "\"%s\": %.6g%s", key, v, comma ? ", " : "");
+    else
+        fprintf(f, "\"%s\": null%s", key, comma ? ", " : "");
+}
+
+static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_record *t)
+{
+    char esc[2 * VERDICT_MSG];
+    fprintf(f, "{\"verdict\": \"%s\", \"message\": \"%s\", \"points\": %d, \"max_points\": %d",
+            verdict_name(t->v), report_json_escape(t->msg, esc, sizeof esc),
+            results_points(spec, s, k, t), results_max_points(spec, s, k));
+    if (t->timed) {
+        fprintf(f, ", \"timing\": {\"reps\": %d, ", t->reps);
+        json_num(f, "median_ms", t->median_ms, 1);
+        json_num(f, "p10_ms", t->p10_ms, 1);
+        json_num(f, "p90_ms", t->p90_ms, 1);
+        json_num(f, "wall_ms", t->wall_ms, 1);
+        json_num(f, "throughput", t->throughput, 1);
+        json_num(f, "ceiling_ms", t->ceiling_ms, 1);
+        json_num(f, "ceiling_throughput", t->ceiling_throughput, 1);
+        json_num(f, "pct_ceiling", t->pct_ceiling, 1);
+        fprintf(f, "\"base\": %d, ", t->base);
+        json_num(f, "base_ms", t->base_ms, 1);
+        json_num(f, "speedup", t->speedup, 1);
+        json_num(f, "min_speedup", t->min_speedup, 0);
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
+                const devinfo *dev, uint64_t seed, const char *const *libs)
+{
+    char esc[512];
+    int got_all = 0, max_all = 0;
+    fprintf(f, "{\"seed\": \"0x%llx\", \"gpu\": {\"name\": \"%s\", \"compute_capability\": "
+               "\"%d.%d\", \"sms\": %d, \"driver\": %d, \"runtime\": %d},\n \"labs\": [",
+            (unsigned long long)seed, report_json_escape(dev ? dev->name : "", esc, sizeof esc),
+            dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0, dev ? dev->sms : 0,
+            dev ? dev->driver_version : 0, dev ? dev->runtime_version : 0);
+    for (int l = 0; l < n_labs; l++) {
+        const lab_spec *spec = specs[l];
+        int got, max;
+        report_score(spec, &res[l], &got, &max);
+        got_all += got;
+        max_all += max;
+        fprintf(f, "%s\n  {\"lab\": %d, \"name\": \"%s\", \"library\": \"%s\", \"unit\": \"%s\", "
+                   "\"ceiling\": \"%s\", \"score\": %d, \"max_score\": %d, \"stages\": [",
+                l ? "," : "", spec->number, spec->name,
+                report_json_escape(libs ? libs[l] : "", esc, sizeof esc), spec->unit,
+                spec->ceiling_name, got, max);
+        int first = 1;
+        for (int s = 0; s < spec->n_stages; s++) {
+            const test_record *c = rec(&res[l], s, TEST_CORRECT);
+            const test_record *p = rec(&res[l], s, TEST_PERF);
+            if (!c->graded && !p->graded)
+                continue;
+            fprintf(f, "%s\n    {\"stage\": %d, \"title\": \"%s\", \"symbol\": \"%s\"", first ? "" : ",",
+                    s, spec->stages[s].title, spec->stages[s].symbol);
+            first = 0;
+            if (c->graded) {
+                fprintf(f, ", \"correctness\": ");
+                json_test(f, spec, s, TEST_CORRECT, c);
+            }
+            if (p->graded) {
+                fprintf(f, ", \"speed\": ");
+                json_test(f, spec, s, TEST_PERF, p);
+            }
+            fputc('}', f);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "],\n \"score\": %d, \"max_score\": %d}\n", got_all, max_all);
+    return ferror(f) ? -1 : 0;
+}

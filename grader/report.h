@@ -1,0 +1,40 @@
+/* report.h: what the grader prints and writes, all from the result model.
+ * Pure host code: unit-tested on hand-made records. */
+#ifndef CUDA_LABS_REPORT_H
+#define CUDA_LABS_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/devinfo.h"
+#include "lab.h"
+#include "results.h"
+
+/* "./grade lab1 --stage 3 --seed 0x1f" (+ --solutions or --lib PATH). */
+void report_replay(char *buf, size_t n, const lab_spec *spec, int stage, uint64_t seed,
+                   int solutions, const char *lib);
+
+/* One line after a stage's tests ended. */
+void report_live_line(FILE *f, const lab_spec *spec, const lab_results *res, int stage);
+
+/* The scoreboard: a row per graded stage. */
+void report_table(FILE *f, const lab_spec *spec, const lab_results *res);
+
+/* Every failed test: verdict, message, the command that replays it. */
+void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint64_t seed,
+                     int solutions, const char *lib);
+
+/* Points earned and available in tests that ran. */
+void report_score(const lab_spec *spec, const lab_results *res, int *got, int *max);
+
+/* Tests that ran and did not pass. */
+int report_failed_tests(const lab_spec *spec, const lab_results *res);
+
+/* Everything as one JSON document; 0 on success. */
+int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
+                const devinfo *dev, uint64_t seed, const char *const *libs);
+
+/* JSON string escaping into buf; returns buf. */
+const char *report_json_escape(const char *s, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,116 @@
+#define _GNU_SOURCE
+#include "results.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static void *region;
+static size_t region_bytes;
+
+void results_set_region(void *p, size_t bytes)
+{
+    region = p;
+    region_bytes = bytes;
+}
+
+lab_results *results_map(int n)
+{
+    size_t bytes = sizeof(lab_results) * (size_t)(n > 0 ? n : 1);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    memset(p, 0, bytes);
+    lab_results *r = p;
+    for (int i = 0; i < n; i++) {
+        r[i].magic = RESULTS_MAGIC;
+        for (int s = 0; s < LAB_MAX_STAGES; s++)
+            for (int k = 0; k < TEST_KINDS; k++) {
+                r[i].t[s][k].size = -1;
+                r[i].t[s][k].base = -1;
+            }
+    }
+    results_set_region(p, bytes);
+    return r;
+}
+
+void results_unmap(lab_results *r, int n)
+{
+    if (r)
+        munmap(r, sizeof(lab_results) * (size_t)(n > 0 ? n : 1));
+}
+
+void results_open(void)
+{
+    if (region)
+        mprotect(region, region_bytes, PROT_READ | PROT_WRITE);
+}
+
+void results_close(void)
+{
+    if (region)
+        mprotect(region, region_bytes, PROT_READ);
+}
+
+int results_max_points(const lab_spec *spec, int stage, int kind)
+{
+    const lab_stage *s = &spec->stages[stage];
+    return kind == TEST_CORRECT ? s->points_correct : s->points_speed;
+}
+
+int results_points(const lab_spec *spec, int stage, int kind, const test_record *t)
+{
+    return t->graded && t->v == V_PASS ? results_max_points(spec, stage, kind) : 0;
+}
+
+static const char *phase_text(int phase)
+{
+    switch (phase) {
+    case PHASE_LOAD: return "loading the lab library";
+    case PHASE_SETUP: return "setting up the data";
+    case PHASE_RUN: return "running the stage";
+    case PHASE_CHECK: return "checking the output";
+    case PHASE_TIMING: return "timing the stage";
+    default: return "starting";
+    }
+}
+
+void results_merge_check(test_record *t, int ck_failed, const char *ck_msg, double timeout_s,
+                         const char *size_text)
+{
+    if (t->state == STATE_FINISHED)
+        return; /* the grader's own verdict stands */
+    char where[160];
+    if (size_text && *size_text)
+        snprintf(where, sizeof where, "while %s at %s", phase_text(t->phase), size_text);
+    else
+        snprintf(where, sizeof where, "while %s", phase_text(t->phase));
+    const char *m = ck_msg ? ck_msg : "";
+    int sig = 0, status = 0;
+    if (strstr(m, "timeout")) {
+        t->v = V_TIMEOUT;
+        snprintf(t->msg, sizeof t->msg,
+                 "killed after %.0f s, the time limit for this stage, %s. A kernel that never "
+                 "finishes (a loop whose bound is wrong, __syncthreads() inside a branch not all "
+                 "threads take) or a host loop that never ends looks like this.",
+                 timeout_s, where);
+    } else if (sscanf(m, "Received signal %d", &sig) == 1) {
+        t->v = V_CRASH;
+        snprintf(t->msg, sizeof t->msg,
+                 "the process died of signal %d (%s) %s. On the host side this is usually a bad "
+                 "pointer: a device pointer dereferenced on the CPU, or an array overrun.",
+                 sig, strsignal(sig), where);
+    } else if (sscanf(m, "Early exit with return value %d", &status) == 1 || !ck_failed) {
+        t->v = V_EARLY_EXIT;
+        snprintf(t->msg, sizeof t->msg,
+                 "the process exited (status %d) %s, before the grader finished: a stage must "
+                 "return, never call exit().",
+                 status, where);
+    } else {
+        t->v = V_CRASH;
+        snprintf(t->msg, sizeof t->msg, "the test stopped %s: %s", where, m);
+    }
+    t->state = STATE_FINISHED;
+}

@@ -1,0 +1,63 @@
+/* results.h: the result model. One lab_results per graded lab lives in a
+ * MAP_SHARED page created by the parent before any test forks. A child keeps
+ * the page read-only while student code runs and opens it for writing only
+ * inside the grader's own helpers, so results reach the parent even when the
+ * child later crashes, hangs or exits. */
+#ifndef CUDA_LABS_RESULTS_H
+#define CUDA_LABS_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lab.h"
+#include "verdict.h"
+
+enum test_kind { TEST_CORRECT = 0, TEST_PERF = 1, TEST_KINDS = 2 };
+enum test_state { STATE_NOT_STARTED = 0, STATE_RUNNING, STATE_FINISHED };
+enum test_phase { PHASE_START = 0, PHASE_LOAD, PHASE_SETUP, PHASE_RUN, PHASE_CHECK, PHASE_TIMING };
+
+typedef struct test_record {
+    int state;   /* enum test_state */
+    int graded;  /* a Check test exists for it in this run */
+    verdict v;
+    int size;    /* size index being worked on (or that failed), -1 = none */
+    int phase;   /* enum test_phase */
+    char msg[VERDICT_MSG];
+    /* Timing, valid when timed != 0 (perf tests, and the reported speed of
+     * stages whose speed is not graded). Times in ms, medians over reps. */
+    int timed;
+    int reps;
+    double median_ms, p10_ms, p90_ms, wall_ms;
+    double throughput, ceiling_ms, ceiling_throughput, pct_ceiling;
+    int base;            /* stage the speedup is measured over, -1 = none */
+    double base_ms, speedup, min_speedup;
+} test_record;
+
+typedef struct lab_results {
+    uint32_t magic;
+    int lab;
+    test_record t[LAB_MAX_STAGES][TEST_KINDS];
+} lab_results;
+
+#define RESULTS_MAGIC 0x43554c42u /* "CULB" */
+
+/* Shared anonymous mapping for n labs, zeroed; NULL on failure. */
+lab_results *results_map(int n);
+void results_unmap(lab_results *r, int n);
+/* Makes the page writable for the grader's own update, then read-only again.
+ * Every write to a test_record from a child goes between these two calls. */
+void results_open(void);
+void results_close(void);
+/* Registers the mapping results_open/close protect (done by results_map). */
+void results_set_region(void *p, size_t bytes);
+
+/* Points a test earns: its max points when it passed, else 0. */
+int results_points(const lab_spec *spec, int stage, int kind, const test_record *t);
+int results_max_points(const lab_spec *spec, int stage, int kind);
+
+/* Folds what Check saw (its result type and message) into a record whose child
+ * did not finish on its own: a timeout, a signal, an early exit. Pure. */
+void results_merge_check(test_record *t, int ck_failed, const char *ck_msg, double timeout_s,
+                         const char *size_text);
+
+#endif

@@ -1,0 +1,533 @@
+/* runner.c: the graded tests. Everything below test bodies runs in a forked
+ * child (Check's fork mode); the parent only builds the suite. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../common/devinfo.h"
+#include "../common/rng.h"
+#include "../common/stats.h"
+#include "../common/timing.h"
+#include "options.h"
+
+#define MAX_RUNS OPT_MAX_LABS
+#define WARMUP_CALLS 2
+#define MAX_TIMED (1 + LAB_MAX_BASES + 1) /* the stage, its bases, the ceiling */
+
+/* What lab status values mean; the lab headers define the same numbers. */
+enum { STATUS_OK = 0, STATUS_TODO = 1, STATUS_ERROR = 2 };
+
+static grade_run *runs[MAX_RUNS];
+static int n_runs;
+
+/* Parent side: the live line after each stage. Unchecked fixtures run in the
+ * parent, once per TCase, in order; this queue says which stage just ended. */
+static void (*after_stage_fn)(const grade_run *run, int stage);
+static struct {
+    int run, stage;
+} tcase_order[MAX_RUNS * LAB_MAX_STAGES];
+static int tcase_count, tcase_done;
+
+static void after_tcase(void)
+{
+    if (tcase_done < tcase_count) {
+        int k = tcase_done++;
+        if (after_stage_fn)
+            after_stage_fn(runs[tcase_order[k].run], tcase_order[k].stage);
+    }
+}
+
+uint64_t runner_size_seed(uint64_t seed, int stage, int size)
+{
+    (void)stage; /* every stage sees the same inputs at a size: easier to compare */
+    return rng_derive(seed, 1000u + (uint64_t)size);
+}
+
+/* ---- writing to the results page ---- */
+
+static void rec_progress(test_record *rec, int size, int phase)
+{
+    results_open();
+    rec->size = size;
+    rec->phase = phase;
+    results_close();
+}
+
+/* Ends the test: records the verdict, then either leaves with the pass code
+ * or fails the Check test with the message. Never returns. */
+static void finish(test_record *rec, verdict v, const char *fmt, ...)
+{
+    char msg[VERDICT_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    results_open();
+    rec->v = v;
+    snprintf(rec->msg, sizeof rec->msg, "%s", msg);
+    rec->state = STATE_FINISHED;
+    results_close();
+    fflush(NULL);
+    if (v == V_PASS)
+        _exit(GRADE_PASS_EXIT);
+    ck_abort_msg("%s: %s", verdict_name(v), msg);
+    _exit(1); /* not reached */
+}
+
+static void finish_outcome(test_record *rec, const check_outcome *o)
+{
+    finish(rec, o->v, "%s", o->msg);
+}
+
+/* ---- the child's environment ---- */
+
+typedef struct child_env {
+    void *lib;
+    cudaStream_t stream;
+    gpu_timer timer;
+    l2_flusher flush;
+    devinfo dev;
+    rng rng;
+} child_env;
+
+static void limit_child(void)
+{
+    struct rlimit core = {0, 0};
+    setrlimit(RLIMIT_CORE, &core); /* a crashing stage leaves no core file */
+    struct rlimit fsize = {(rlim_t)1 << 30, (rlim_t)1 << 30};
+    setrlimit(RLIMIT_FSIZE, &fsize); /* no file over 1 GiB */
+}
+
+static void child_start(grade_run *run, test_record *rec, child_env *env, int stage)
+{
+    results_close(); /* read-only from here, except inside the grader's helpers */
+    limit_child();
+    memset(env, 0, sizeof *env);
+    results_open();
+    rec->state = STATE_RUNNING;
+    rec->graded = 1;
+    results_close();
+    rec_progress(rec, -1, PHASE_LOAD);
+    rng_seed(&env->rng, rng_derive(run->seed, 7000u + (uint64_t)stage));
+    env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
+    if (!env->lib)
+        finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
+    cudaError_t err = cudaSetDevice(0);
+    if (err == cudaSuccess)
+        err = devinfo_query(&env->dev, 0);
+    if (err == cudaSuccess)
+        err = cudaStreamCreate(&env->stream);
+    if (err == cudaSuccess)
+        err = gpu_timer_create(&env->timer);
+    if (err == cudaSuccess)
+        err = l2_flusher_init(&env->flush);
+    if (err != cudaSuccess)
+        finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
+               cudaGetErrorString(err));
+}
+
+static void *stage_fn(grade_run *run, test_record *rec, child_env *env, int stage)
+{
+    const char *sym = run->spec->stages[stage].symbol;
+    void *fn = dlsym(env->lib, sym);
+    if (!fn)
+        finish(rec, V_SETUP_ERROR, "the lab library has no function %s() (stage %d)", sym, stage);
+    return fn;
+}
+
+/* ---- one call, exactly as the timing loop makes it ---- */
+
+typedef struct call_result {
+    int status;
+    cudaError_t launch, sync;
+    double event_ms, wall_ms;
+} call_result;
+
+/* stage < 0 calls the ceiling (the grader's own reference operation). Every
+ * call, graded or timed, sees the same thing: no persisting window, a cold L2,
+ * poisoned outputs (done by prepare). The start event is queued behind the L2
+ * flush, so the GPU is still busy flushing while the host launches the stage:
+ * the host's launch latency stays out of the measured time. */
+static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, void *fn,
+                       call_result *cr)
+{
+    const lab_spec *spec = run->spec;
+    memset(cr, 0, sizeof *cr);
+    l2_reset_persisting(env->stream);
+    cudaGetLastError(); /* start with no pending error */
+    l2_flush(&env->flush, env->stream);
+    gpu_timer_start(&env->timer, env->stream);
+    double t0 = wall_ms();
+    cr->status = stage >= 0 ? spec->call(ctx, stage, fn, env->stream)
+                            : spec->call_ceiling(ctx, env->stream);
+    gpu_timer_stop(&env->timer, env->stream);
+    cr->launch = cudaGetLastError();
+    cr->sync = cudaDeviceSynchronize();
+    cr->wall_ms = wall_ms() - t0;
+    float ms = 0;
+    if (cr->sync == cudaSuccess && gpu_timer_elapsed_ms(&env->timer, &ms) == cudaSuccess)
+        cr->event_ms = ms;
+}
+
+/* Turns a call's status and CUDA errors into an outcome; 0 when all is well. */
+static int call_outcome(grade_run *run, child_env *env, int stage, const call_result *cr,
+                        const char *size, check_outcome *out)
+{
+    const lab_spec *spec = run->spec;
+    const char *sym = stage >= 0 ? spec->stages[stage].symbol : spec->ceiling_name;
+    if (stage >= 0 && cr->status == STATUS_TODO) {
+        out->v = V_TODO;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s): not implemented yet. %s() returned LAB_TODO; write the "
+                 "TODO(lab%d.s%d) parts in labs/%s/%s.cu and return LAB_OK.",
+                 stage, spec->stages[stage].title, sym, spec->number, stage, spec->dir, spec->name);
+        return -1;
+    }
+    if (cr->launch != cudaSuccess) {
+        out->v = V_LAUNCH_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "a kernel launched by %s() at %s could not start: %s (%s). This GPU allows at "
+                 "most %d threads per block and %d bytes of shared memory per block (%d after "
+                 "cudaFuncSetAttribute); check the block size, the grid size and the shared "
+                 "memory you ask for.",
+                 sym, size, cudaGetErrorName(cr->launch), cudaGetErrorString(cr->launch),
+                 env->dev.max_threads_per_block, env->dev.max_smem_per_block,
+                 env->dev.max_smem_per_block_optin);
+        return -1;
+    }
+    if (cr->sync != cudaSuccess) {
+        out->v = V_GPU_FAULT;
+        snprintf(out->msg, sizeof out->msg,
+                 "the GPU stopped with %s (%s) while running %s() at %s. An illegal or "
+                 "misaligned address in a kernel is the usual cause: check every index against "
+                 "its bounds, or run the stage under compute-sanitizer (make sanitize LAB=%d).",
+                 cudaGetErrorName(cr->sync), cudaGetErrorString(cr->sync), sym, size,
+                 spec->number);
+        return -1;
+    }
+    if (stage >= 0 && cr->status != STATUS_OK) {
+        out->v = V_STAGE_ERROR;
+        if (cr->status == STATUS_ERROR)
+            snprintf(out->msg, sizeof out->msg, "%s() returned LAB_ERROR at %s", sym, size);
+        else
+            snprintf(out->msg, sizeof out->msg,
+                     "%s() returned %d at %s, which is neither LAB_OK nor LAB_TODO", sym,
+                     cr->status, size);
+        return -1;
+    }
+    if (stage < 0 && cr->status != 0) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "the reference %s failed at %s", sym, size);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- timing ---- */
+
+typedef struct timed_fn {
+    int stage; /* -1: the ceiling */
+    void *fn;
+    double *ms, *wall;
+} timed_fn;
+
+/* Calls every function warm-up + reps times, interleaved and in a rotating
+ * order (A B C, B C A, ...) so drifts in clock or temperature hit all alike.
+ * Checks the output of every call of student code. Returns -1 when all went
+ * well, else the index of the function that failed, with *out filled. */
+static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ctx, int variants,
+                   timed_fn *f, int nf, int reps, const char *size, check_outcome *out)
+{
+    const lab_spec *spec = run->spec;
+    for (int round = -WARMUP_CALLS; round < reps; round++) {
+        for (int k = 0; k < nf; k++) {
+            int idx = (k + round + WARMUP_CALLS) % nf;
+            timed_fn *t = &f[idx];
+            int variant = (int)rng_below(&env->rng, (uint64_t)variants);
+            if (spec->prepare(ctx, variant, env->stream, out) != 0)
+                return idx;
+            call_result cr;
+            timed_call(run, env, ctx, t->stage, t->fn, &cr);
+            if (call_outcome(run, env, t->stage, &cr, size, out) != 0)
+                return idx;
+            if (t->stage >= 0 && spec->check(ctx, t->stage, variant, 0, out) != 0)
+                return idx;
+            if (round >= 0) {
+                t->ms[round] = cr.event_ms;
+                t->wall[round] = cr.wall_ms;
+            }
+        }
+    }
+    (void)rec;
+    return -1;
+}
+
+static timed_fn *alloc_timed(int nf, int reps)
+{
+    timed_fn *f = calloc((size_t)nf, sizeof *f);
+    if (!f)
+        return NULL;
+    for (int i = 0; i < nf; i++) {
+        f[i].ms = calloc((size_t)reps, sizeof(double));
+        f[i].wall = calloc((size_t)reps, sizeof(double));
+        if (!f[i].ms || !f[i].wall)
+            return NULL;
+    }
+    return f;
+}
+
+/* Fills the record's metrics from a measurement; f[0] is the stage, f[nf-1]
+ * the ceiling, the ones between its bases. */
+static void summarise(grade_run *run, test_record *rec, timed_fn *f, int nf, int reps)
+{
+    const lab_spec *spec = run->spec;
+    double work = spec->work(spec->bench_size);
+    results_open();
+    rec->timed = 1;
+    rec->reps = reps;
+    rec->median_ms = stats_median(f[0].ms, (size_t)reps);
+    rec->p10_ms = stats_quantile(f[0].ms, (size_t)reps, 0.1);
+    rec->p90_ms = stats_quantile(f[0].ms, (size_t)reps, 0.9);
+    rec->wall_ms = stats_median(f[0].wall, (size_t)reps);
+    rec->ceiling_ms = stats_median(f[nf - 1].ms, (size_t)reps);
+    rec->throughput = rec->median_ms > 0 ? work / (rec->median_ms * 1e-3) : 0;
+    rec->ceiling_throughput = rec->ceiling_ms > 0 ? work / (rec->ceiling_ms * 1e-3) : 0;
+    rec->pct_ceiling = rec->median_ms > 0 ? 100.0 * rec->ceiling_ms / rec->median_ms : 0;
+    rec->base = -1;
+    for (int i = 1; i < nf - 1; i++) {
+        double m = stats_median(f[i].ms, (size_t)reps);
+        if (rec->base < 0 || m < rec->base_ms) {
+            rec->base = f[i].stage;
+            rec->base_ms = m;
+            rec->speedup = stats_median_ratio(f[i].ms, f[0].ms, (size_t)reps);
+        }
+    }
+    results_close();
+}
+
+/* Event time far below wall time means work ran where the events did not see
+ * it (another stream, a host thread); a speed above the ceiling cannot be. */
+static int timing_sane(grade_run *run, const test_record *rec, check_outcome *out)
+{
+    const lab_spec *spec = run->spec;
+    if (rec->wall_ms > 1.5 * rec->median_ms + 1.0) {
+        out->v = V_TIMING_ANOMALY;
+        snprintf(out->msg, sizeof out->msg,
+                 "the stage took %.3f ms by the clock but only %.3f ms by CUDA events on the "
+                 "grader's stream: work seems to run elsewhere (another stream, a host thread). "
+                 "Launch every kernel on the stream you are given.",
+                 rec->wall_ms, rec->median_ms);
+        return -1;
+    }
+    if (rec->throughput > 1.10 * rec->ceiling_throughput) {
+        out->v = V_IMPOSSIBLE;
+        snprintf(out->msg, sizeof out->msg,
+                 "%.0f %s is more than the %s ceiling measured in the same run (%.0f %s): the "
+                 "stage cannot be doing all of its work",
+                 rec->throughput, spec->unit, spec->ceiling_name, rec->ceiling_throughput,
+                 spec->unit);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the tests ---- */
+
+static void correctness_body(grade_run *run, int stage)
+{
+    const lab_spec *spec = run->spec;
+    test_record *rec = &run->res->t[stage][TEST_CORRECT];
+    child_env env;
+    child_start(run, rec, &env, stage);
+    void *fn = stage_fn(run, rec, &env, stage);
+    const lab_stage *st = &spec->stages[stage];
+    int timed_here = st->points_speed == 0; /* speed reported, not graded: measure it here */
+
+    for (int size = 0; size < spec->n_sizes; size++) {
+        char sz[64];
+        spec->size_text(size, sz, sizeof sz);
+        check_outcome out = {V_NOT_RUN, ""};
+        lab_ctx *ctx = NULL;
+        rec_progress(rec, size, PHASE_SETUP);
+        int variants = timed_here && size == spec->bench_size ? 2 : 1;
+        if (spec->setup(&ctx, size, runner_size_seed(run->seed, stage, size), variants, &out) != 0)
+            finish_outcome(rec, &out);
+        if (spec->prepare(ctx, 0, env.stream, &out) != 0)
+            finish_outcome(rec, &out);
+        rec_progress(rec, size, PHASE_RUN);
+        call_result cr;
+        timed_call(run, &env, ctx, stage, fn, &cr);
+        if (call_outcome(run, &env, stage, &cr, sz, &out) != 0) {
+            if (out.v == V_TODO)
+                finish_outcome(rec, &out);
+            finish(rec, out.v, "at %s: %s", sz, out.msg);
+        }
+        rec_progress(rec, size, PHASE_CHECK);
+        if (spec->check(ctx, stage, 0, 1, &out) != 0)
+            finish(rec, out.v, "at %s: %s", sz, out.msg);
+
+        if (timed_here && size == spec->bench_size) {
+            rec_progress(rec, size, PHASE_TIMING);
+            int reps = run->reps;
+            timed_fn *f = alloc_timed(2, reps);
+            if (!f)
+                finish(rec, V_SETUP_ERROR, "out of host memory for timing");
+            f[0].stage = stage;
+            f[0].fn = fn;
+            f[1].stage = -1;
+            if (measure(run, &env, rec, ctx, variants, f, 2, reps, sz, &out) >= 0)
+                finish(rec, out.v, "while timing at %s: %s", sz, out.msg);
+            summarise(run, rec, f, 2, reps);
+            if (timing_sane(run, rec, &out) != 0)
+                finish_outcome(rec, &out);
+        }
+        spec->teardown(ctx);
+    }
+    finish(rec, V_PASS, "correct at all %d sizes", spec->n_sizes);
+}
+
+static void perf_body(grade_run *run, int stage)
+{
+    const lab_spec *spec = run->spec;
+    const lab_stage *st = &spec->stages[stage];
+    test_record *rec = &run->res->t[stage][TEST_PERF];
+    const test_record *corr = &run->res->t[stage][TEST_CORRECT];
+    child_env env;
+    child_start(run, rec, &env, stage + 100);
+    results_open();
+    rec->min_speedup = st->min_speedup;
+    results_close();
+    if (corr->state != STATE_FINISHED)
+        finish(rec, V_SKIPPED, "not timed: the correctness test of stage %d did not finish",
+               stage);
+    if (corr->v != V_PASS)
+        finish(rec, V_SKIPPED, "not timed: stage %d is not correct yet (%s)", stage,
+               verdict_name(corr->v));
+
+    timed_fn *f = alloc_timed(MAX_TIMED, run->reps);
+    if (!f)
+        finish(rec, V_SETUP_ERROR, "out of host memory for timing");
+    int nf = 0;
+    f[nf].stage = stage;
+    f[nf++].fn = stage_fn(run, rec, &env, stage);
+    /* The bases: stages graded in this run must have passed their correctness
+     * test (a base that hung would hang again); ungraded ones (--stage) are
+     * checked on every timed call instead. */
+    int failed_base = -1;
+    for (int b = 0; b < LAB_MAX_BASES; b++) {
+        int bs = st->base[b];
+        if (bs < 0)
+            continue;
+        const test_record *bc = &run->res->t[bs][TEST_CORRECT];
+        if (bc->graded && (bc->state != STATE_FINISHED || bc->v != V_PASS)) {
+            failed_base = bs;
+            continue;
+        }
+        f[nf].stage = bs;
+        f[nf++].fn = stage_fn(run, rec, &env, bs);
+    }
+    if (nf == 1)
+        finish(rec, V_SKIPPED,
+               "not timed: stage %d is measured against stage %d (%s), which did not pass its "
+               "correctness test. Fix stage %d first.",
+               stage, failed_base, spec->stages[failed_base].title, failed_base);
+    f[nf++].stage = -1; /* the ceiling */
+
+    int size = spec->bench_size;
+    char sz[64];
+    spec->size_text(size, sz, sizeof sz);
+    check_outcome out = {V_NOT_RUN, ""};
+    lab_ctx *ctx = NULL;
+    rec_progress(rec, size, PHASE_SETUP);
+    if (spec->setup(&ctx, size, runner_size_seed(run->seed, stage, size), 2, &out) != 0)
+        finish_outcome(rec, &out);
+
+    rec_progress(rec, size, PHASE_TIMING);
+    int bad = measure(run, &env, rec, ctx, 2, f, nf, run->reps, sz, &out);
+    if (bad == 0)
+        finish(rec, out.v, "while timing at %s: %s", sz, out.msg);
+    if (bad > 0 && f[bad].stage >= 0) {
+        int b = f[bad].stage;
+        finish(rec, V_SKIPPED,
+               "not timed: stage %d is measured against stage %d (%s), which failed: %s %s. "
+               "Fix stage %d first.",
+               stage, b, spec->stages[b].title, verdict_name(out.v), out.msg, b);
+    }
+    if (bad > 0)
+        finish_outcome(rec, &out);
+
+    /* One more graded call after the timing loop, checked in full. */
+    rec_progress(rec, size, PHASE_CHECK);
+    if (spec->prepare(ctx, 1, env.stream, &out) != 0)
+        finish_outcome(rec, &out);
+    call_result cr;
+    timed_call(run, &env, ctx, stage, f[0].fn, &cr);
+    if (call_outcome(run, &env, stage, &cr, sz, &out) != 0 || spec->check(ctx, stage, 1, 1, &out))
+        finish(rec, out.v, "after timing, at %s: %s", sz, out.msg);
+
+    summarise(run, rec, f, nf, run->reps);
+    if (timing_sane(run, rec, &out) != 0)
+        finish_outcome(rec, &out);
+    spec->teardown(ctx);
+    if (rec->speedup < st->min_speedup)
+        finish(rec, V_SLOW,
+               "%.2fx over stage %d (%s); this stage needs %.2fx. It runs at %.0f %s, %.0f%% of "
+               "%s.",
+               rec->speedup, rec->base, spec->stages[rec->base].title, st->min_speedup,
+               rec->throughput, spec->unit, rec->pct_ceiling, spec->ceiling_name);
+    finish(rec, V_PASS, "%.2fx over stage %d (needs %.2fx)", rec->speedup, rec->base,
+           st->min_speedup);
+}
+
+/* Check passes the loop index; it encodes the run and the stage. */
+START_TEST(test_correct)
+{
+    correctness_body(runs[_i / 100], _i % 100);
+}
+END_TEST
+
+START_TEST(test_perf)
+{
+    perf_body(runs[_i / 100], _i % 100);
+}
+END_TEST
+
+Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage))
+{
+    if (n_runs == MAX_RUNS)
+        return NULL;
+    int r = n_runs;
+    runs[n_runs++] = run;
+    after_stage_fn = after_stage;
+    const lab_spec *spec = run->spec;
+    char name[32];
+    snprintf(name, sizeof name, "lab%d", spec->number);
+    Suite *s = suite_create(name);
+    for (int st = 0; st < spec->n_stages; st++) {
+        if (run->stage_filter >= 0 && run->stage_filter != st)
+            continue;
+        char tname[32];
+        snprintf(tname, sizeof tname, "lab%d.s%d", spec->number, st);
+        TCase *tc = tcase_create(tname);
+        double timeout = spec->timeout_correct_s;
+        if (spec->stages[st].points_speed > 0 && spec->timeout_perf_s > timeout)
+            timeout = spec->timeout_perf_s;
+        tcase_set_timeout(tc, timeout);
+        tcase_add_unchecked_fixture(tc, NULL, after_tcase);
+        int i = r * 100 + st;
+        tcase_add_loop_exit_test(tc, test_correct, GRADE_PASS_EXIT, i, i + 1);
+        if (spec->stages[st].points_speed > 0)
+            tcase_add_loop_exit_test(tc, test_perf, GRADE_PASS_EXIT, i, i + 1);
+        suite_add_tcase(s, tc);
+        tcase_order[tcase_count].run = r;
+        tcase_order[tcase_count++].stage = st;
+    }
+    return s;
+}

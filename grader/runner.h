@@ -1,0 +1,37 @@
+/* runner.h: turns a lab spec into a Check suite whose tests run in forked
+ * children. The parent never calls CUDA; each child loads the lab library,
+ * creates its own CUDA context, grades one test and reports through the
+ * shared results page. */
+#ifndef CUDA_LABS_RUNNER_H
+#define CUDA_LABS_RUNNER_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "lab.h"
+#include "results.h"
+
+/* A test that got to the grader's own "passed" ends its child with this code;
+ * Check is told to expect it, so a stage that calls exit(0) cannot pass. */
+#define GRADE_PASS_EXIT 93
+
+typedef struct grade_run {
+    const lab_spec *spec;
+    lab_results *res;    /* in the shared page */
+    char lib[4096];      /* the lab library to grade */
+    uint64_t seed;
+    int reps;
+    int stage_filter;    /* -1: all stages */
+} grade_run;
+
+/* Registers run (it must outlive the suite's run) and builds its suite: one
+ * TCase per stage, holding the correctness test and, when the stage's speed
+ * is graded, the performance test. after_stage, if set, is called in the
+ * parent after each stage's tests (for the live line). */
+Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage));
+
+/* Seeds derived from the run's seed: one per graded size, one per timing run,
+ * so --seed replays every input exactly. */
+uint64_t runner_size_seed(uint64_t seed, int stage, int size);
+
+#endif

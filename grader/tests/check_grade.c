@@ -1,0 +1,421 @@
+/* check_grade.c: ./grade from the outside. The first suite needs no GPU (bad
+ * arguments, missing libraries, no GPU at all); the second grades on a GPU:
+ * the solutions must get full marks, the skeleton must fail every stage
+ * cleanly, and every adversarial submission in grader/tests/adversarial must
+ * get the verdicts written in its header. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#define OUT_MAX (256 * 1024)
+#define ADV_DIR "grader/tests/adversarial"
+#define MAX_CASES 64
+
+const char *grade_path(void)
+{
+    const char *g = getenv("GRADE");
+    return g && *g ? g : "./grade";
+}
+
+int run_command(char *const argv[], const char *const env[], char *out, size_t outn)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        for (int i = 0; env && env[i]; i++)
+            putenv(strdup(env[i]));
+        execv(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t used = 0;
+    char sink[4096];
+    for (;;) {
+        ssize_t k = used + 1 < outn ? read(fd[0], out + used, outn - used - 1)
+                                    : read(fd[0], sink, sizeof sink);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        if (used + 1 < outn)
+            used += (size_t)k;
+    }
+    out[used] = '\0';
+    close(fd[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char out[OUT_MAX];
+
+/* Runs ./grade with up to 8 arguments (NULL-terminated). */
+static int grade(const char *const *env, const char *a1, ...)
+{
+    char *argv[12] = {(char *)grade_path()};
+    int n = 1;
+    va_list ap;
+    va_start(ap, a1);
+    for (const char *a = a1; a && n < 11; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    return run_command(argv, env, out, sizeof out);
+}
+
+#define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
+
+/* ---- without a GPU ---- */
+
+START_TEST(help_and_list)
+{
+    ck_assert_int_eq(grade(NULL, "--help", NULL), 0);
+    HAS("usage: ./grade");
+    ck_assert_int_eq(grade(NULL, "--list", NULL), 0);
+    HAS("transpose_vectorized");
+    HAS("lab4  gemm       (not available yet)");
+}
+END_TEST
+
+START_TEST(usage_errors_exit_2)
+{
+    ck_assert_int_eq(grade(NULL, "lab9", NULL), 2);
+    HAS("unknown lab 'lab9'");
+    ck_assert_int_eq(grade(NULL, "lab4", NULL), 2);
+    HAS("lab 4 (gemm) is not available yet");
+    ck_assert_int_eq(grade(NULL, "--bogus", NULL), 2);
+    HAS("unknown option '--bogus'");
+    ck_assert_int_eq(grade(NULL, "lab1", "--solutions", "--stage", "9", NULL), 2);
+    HAS("no stage 9");
+    ck_assert_int_eq(grade(NULL, "lab1", "--lib", "/nonexistent/lab.so", NULL), 2);
+    HAS("cannot find the library /nonexistent/lab.so");
+    ck_assert_int_eq(grade(NULL, "lab1", "--seed", "banana", NULL), 2);
+    HAS("--seed wants");
+}
+END_TEST
+
+START_TEST(not_a_library)
+{
+    ck_assert_int_eq(grade(NULL, "lab1", "--lib", "Makefile", NULL), 1);
+    HAS("is not a 64-bit little-endian ELF file");
+}
+END_TEST
+
+START_TEST(no_gpu_exits_77)
+{
+    /* An invalid device index hides every GPU, so this holds on any machine. */
+    const char *env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    ck_assert_int_eq(grade(env, "lab1", "--solutions", NULL), 77);
+    HAS("no usable CUDA GPU");
+    HAS("Nothing was graded");
+    ck_assert_ptr_null(strstr(out, "Score:"));
+    ck_assert_int_eq(grade(env, "--gpu-info", NULL), 77);
+    HAS("no usable GPU");
+}
+END_TEST
+
+/* A copy of the grader in an empty folder: nothing has been built there. */
+START_TEST(nothing_built_yet)
+{
+    char dir[] = "/tmp/cudalabs-emptyXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char copy[256], cmd[600];
+    snprintf(copy, sizeof copy, "%s/grade", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", grade_path(), copy);
+    ck_assert_int_eq(system(cmd), 0);
+    char *argv[] = {copy, NULL};
+    ck_assert_int_eq(run_command(argv, NULL, out, sizeof out), 2);
+    HAS("no lab has been built yet");
+    HAS("make lab1 && ./grade");
+    char *argv2[] = {copy, "lab1", NULL};
+    ck_assert_int_eq(run_command(argv2, NULL, out, sizeof out), 2);
+    HAS("is not built yet: run `make lab1` first");
+    char *argv3[] = {copy, "all", NULL};
+    ck_assert_int_eq(run_command(argv3, NULL, out, sizeof out), 2);
+    HAS("no lab is built yet");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* ---- adversarial cases: the header of each .cu says what must happen ---- */
+
+typedef struct adv_case {
+    char name[64];
+    int needs_gpu;
+    int exit_code; /* -1: not checked */
+    char env[4][128];
+    int n_env;
+    char args[4][64];
+    int n_args;
+    char output[4][160]; /* text the output must contain */
+    int n_output;
+    struct {
+        int stage;
+        char kind[16];
+        char verdict[32];
+    } expect[12];
+    int n_expect;
+} adv_case;
+
+static adv_case cases[MAX_CASES];
+static int n_cases, n_gpu_cases;
+static int gpu_case_index[MAX_CASES], cpu_case_index[MAX_CASES], n_cpu_cases;
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+/* Reads the "key: value" lines of a case's header comment. */
+static void load_case(const char *file, adv_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->needs_gpu = 1;
+    c->exit_code = -1;
+    snprintf(c->name, sizeof c->name, "%.*s", (int)(strlen(file) - 3), file);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", ADV_DIR, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        trim(line);
+        const char *p = line;
+        while (*p == ' ' || *p == '*' || *p == '/')
+            p++;
+        if (strncmp(p, "expect:", 7) == 0 && c->n_expect < 12) {
+            int k = c->n_expect;
+            if (sscanf(p + 7, " %d %15s %31[^\n]", &c->expect[k].stage, c->expect[k].kind,
+                       c->expect[k].verdict) == 3)
+                c->n_expect++;
+        } else if (strncmp(p, "expect-exit:", 12) == 0) {
+            c->exit_code = atoi(p + 12);
+        } else if (strncmp(p, "expect-output:", 14) == 0 && c->n_output < 4) {
+            snprintf(c->output[c->n_output++], sizeof c->output[0], "%s", p + 15);
+        } else if (strncmp(p, "grade-env:", 10) == 0 && c->n_env < 4) {
+            snprintf(c->env[c->n_env++], sizeof c->env[0], "%s", p + 11);
+        } else if (strncmp(p, "grade-args:", 11) == 0) {
+            char *save = NULL, copy[256];
+            snprintf(copy, sizeof copy, "%s", p + 11);
+            for (char *t = strtok_r(copy, " ", &save); t && c->n_args < 4;
+                 t = strtok_r(NULL, " ", &save))
+                snprintf(c->args[c->n_args++], sizeof c->args[0], "%s", t);
+        } else if (strncmp(p, "needs-gpu:", 10) == 0) {
+            c->needs_gpu = strstr(p + 10, "no") == NULL;
+        }
+    }
+    fclose(f);
+}
+
+static void load_cases(void)
+{
+    if (n_cases)
+        return;
+    DIR *d = opendir(ADV_DIR);
+    if (!d)
+        return;
+    struct dirent *e;
+    char names[MAX_CASES][64];
+    int n = 0;
+    while ((e = readdir(d)) && n < MAX_CASES) {
+        size_t len = strlen(e->d_name);
+        if (len > 3 && len < 60 && strcmp(e->d_name + len - 3, ".cu") == 0)
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    for (int i = 0; i < n; i++) {
+        load_case(names[i], &cases[n_cases]);
+        if (cases[n_cases].needs_gpu)
+            gpu_case_index[n_gpu_cases++] = n_cases;
+        else
+            cpu_case_index[n_cpu_cases++] = n_cases;
+        n_cases++;
+    }
+}
+
+/* The verdict of one test in ./grade --json output; "" when absent. */
+static void json_verdict(const char *json, int stage, const char *kind, char *v, size_t n)
+{
+    v[0] = '\0';
+    char key[64];
+    snprintf(key, sizeof key, "{\"stage\": %d, ", stage);
+    const char *s = strstr(json, key);
+    if (!s)
+        return;
+    const char *end = strstr(s + 1, "{\"stage\": ");
+    char field[64];
+    snprintf(field, sizeof field, "\"%s\": {\"verdict\": \"", kind);
+    const char *f = strstr(s, field);
+    if (!f || (end && f > end))
+        return;
+    f += strlen(field);
+    const char *q = strchr(f, '"');
+    if (q)
+        snprintf(v, n, "%.*s", (int)(q - f), f);
+}
+
+static void run_case(const adv_case *c)
+{
+    char lib[256], json[256];
+    snprintf(lib, sizeof lib, "build/adversarial/%s.so", c->name);
+    snprintf(json, sizeof json, "/tmp/cudalabs-%s-%d.json", c->name, (int)getpid());
+    const char *env[6] = {NULL};
+    for (int i = 0; i < c->n_env; i++)
+        env[i] = c->env[i];
+    char *argv[16] = {(char *)grade_path(), "lab1", "--lib", lib, "--json", json};
+    int n = 6;
+    for (int i = 0; i < c->n_args; i++)
+        argv[n++] = (char *)c->args[i];
+    argv[n] = NULL;
+    unlink(json);
+    int rc = run_command(argv, env, out, sizeof out);
+    if (c->exit_code >= 0)
+        ck_assert_msg(rc == c->exit_code, "%s: exit %d, expected %d:\n%s", c->name, rc,
+                      c->exit_code, out);
+    else
+        ck_assert_msg(rc == 1, "%s: exit %d, expected 1 (some test failed):\n%s", c->name, rc,
+                      out);
+    for (int i = 0; i < c->n_output; i++)
+        ck_assert_msg(strstr(out, c->output[i]), "%s: output lacks \"%s\":\n%s", c->name,
+                      c->output[i], out);
+    ck_assert_msg(strstr(out, "grade: ") == NULL || c->n_expect == 0,
+                  "%s: the grader complained:\n%s", c->name, out);
+    if (c->n_expect == 0)
+        return;
+    FILE *f = fopen(json, "r");
+    ck_assert_msg(f != NULL, "%s: no JSON written:\n%s", c->name, out);
+    static char doc[OUT_MAX];
+    size_t k = fread(doc, 1, sizeof doc - 1, f);
+    doc[k] = '\0';
+    fclose(f);
+    unlink(json);
+    for (int i = 0; i < c->n_expect; i++) {
+        char v[64];
+        json_verdict(doc, c->expect[i].stage, c->expect[i].kind, v, sizeof v);
+        ck_assert_msg(strcmp(v, c->expect[i].verdict) == 0,
+                      "%s: stage %d %s is \"%s\", expected \"%s\"\n%s", c->name,
+                      c->expect[i].stage, c->expect[i].kind, v, c->expect[i].verdict, out);
+    }
+}
+
+START_TEST(adversarial_cpu)
+{
+    run_case(&cases[cpu_case_index[_i]]);
+}
+END_TEST
+
+START_TEST(adversarial_gpu)
+{
+    run_case(&cases[gpu_case_index[_i]]);
+}
+END_TEST
+
+/* ---- on a GPU ---- */
+
+START_TEST(solutions_full_marks)
+{
+    int rc = grade(NULL, "lab1", "--solutions", NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    const char *s = strstr(out, "Score: ");
+    ck_assert_ptr_nonnull(s);
+    int got = -1, max = -2;
+    ck_assert_int_eq(sscanf(s, "Score: %d/%d", &got, &max), 2);
+    ck_assert_int_gt(max, 0);
+    ck_assert_int_eq(got, max);
+    HAS("100%: Checks:");
+    HAS("seed: 0x");
+    /* Print the table into the test log: it is the measured record. */
+    fputs(out, stdout);
+}
+END_TEST
+
+START_TEST(skeleton_fails_cleanly)
+{
+    const char *json = "/tmp/cudalabs-skeleton.json";
+    int rc = grade(NULL, "lab1", "--lib", "build/lab1.so", "--json", json, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("not implemented yet");
+    HAS("Score: 0/");
+    ck_assert_ptr_null(strstr(out, "TIMEOUT"));
+    ck_assert_ptr_null(strstr(out, "CRASH"));
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    static char doc[OUT_MAX];
+    size_t k = fread(doc, 1, sizeof doc - 1, f);
+    doc[k] = '\0';
+    fclose(f);
+    char v[64];
+    json_verdict(doc, 0, "correctness", v, sizeof v);
+    ck_assert_str_eq(v, "PASS"); /* the given copy kernel works as shipped */
+    for (int s = 1; s <= 5; s++) {
+        json_verdict(doc, s, "correctness", v, sizeof v);
+        ck_assert_msg(strcmp(v, "NOT IMPLEMENTED") == 0, "stage %d: %s", s, v);
+    }
+    for (int s = 3; s <= 5; s++) {
+        json_verdict(doc, s, "speed", v, sizeof v);
+        ck_assert_msg(strcmp(v, "SKIPPED") == 0, "stage %d speed: %s", s, v);
+    }
+}
+END_TEST
+
+Suite *make_grade_suite(void)
+{
+    load_cases();
+    Suite *s = suite_create("grade");
+    TCase *tc = tcase_create("grade");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, help_and_list);
+    tcase_add_test(tc, usage_errors_exit_2);
+    tcase_add_test(tc, not_a_library);
+    tcase_add_test(tc, no_gpu_exits_77);
+    tcase_add_test(tc, nothing_built_yet);
+    if (n_cpu_cases)
+        tcase_add_loop_test(tc, adversarial_cpu, 0, n_cpu_cases);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int grade_gpu_test_count(void)
+{
+    load_cases();
+    return 2 + n_gpu_cases;
+}
+
+Suite *make_grade_gpu_suite(void)
+{
+    load_cases();
+    Suite *s = suite_create("grade-gpu");
+    TCase *tc = tcase_create("grade-gpu");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, solutions_full_marks);
+    tcase_add_test(tc, skeleton_fails_cleanly);
+    if (n_gpu_cases)
+        tcase_add_loop_test(tc, adversarial_gpu, 0, n_gpu_cases);
+    suite_add_tcase(s, tc);
+    return s;
+}

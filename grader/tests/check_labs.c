@@ -1,0 +1,84 @@
+#include <string.h>
+
+#include "../lab.h"
+#include "tests.h"
+
+extern const lab_spec lab_transpose;
+
+START_TEST(find_by_any_name)
+{
+    ck_assert_ptr_eq(lab_find("lab1"), &lab_transpose);
+    ck_assert_ptr_eq(lab_find("1"), &lab_transpose);
+    ck_assert_ptr_eq(lab_find("transpose"), &lab_transpose);
+    ck_assert_ptr_eq(lab_find("1-transpose"), &lab_transpose);
+    ck_assert_ptr_null(lab_find("lab9"));
+    ck_assert_ptr_null(lab_find("lab"));
+    ck_assert_ptr_null(lab_find(""));
+    ck_assert_ptr_null(lab_find(NULL));
+    ck_assert_int_eq(lab_find("lab4")->number, 4);
+    ck_assert_int_eq(lab_find("lab4")->available, 0);
+    ck_assert_int_eq(lab_count, 6);
+}
+END_TEST
+
+/* The sizes the issue asks for, the benchmark being 8192 x 8192. */
+START_TEST(transpose_sizes)
+{
+    const char *want[] = {"8192 x 8192", "8192 x 4096", "1 x 1", "1 x 4097",
+                          "4097 x 1", "33 x 65", "1000 x 1003", "4097 x 31"};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        int found = 0;
+        for (int i = 0; i < lab_transpose.n_sizes; i++) {
+            char t[64];
+            lab_transpose.size_text(i, t, sizeof t);
+            found |= strcmp(t, want[w]) == 0;
+        }
+        ck_assert_msg(found, "size %s missing", want[w]);
+    }
+    char b[64];
+    lab_transpose.size_text(lab_transpose.bench_size, b, sizeof b);
+    ck_assert_str_eq(b, "8192 x 8192");
+    /* 2 x 8192^2 floats of 4 bytes = 0.537 GB per call */
+    ck_assert_double_eq_tol(lab_transpose.work(lab_transpose.bench_size), 0.536870912, 1e-9);
+}
+END_TEST
+
+/* Every stage's speed is graded against earlier stages only, with a real
+ * threshold, and the stage symbols are distinct. */
+START_TEST(stage_table_is_sound)
+{
+    const lab_spec *l = &lab_transpose;
+    ck_assert_int_eq(l->n_stages, 6);
+    ck_assert_int_le(l->n_stages, LAB_MAX_STAGES);
+    for (int s = 0; s < l->n_stages; s++) {
+        const lab_stage *st = &l->stages[s];
+        for (int t = 0; t < s; t++)
+            ck_assert_str_ne(st->symbol, l->stages[t].symbol);
+        if (st->points_speed > 0) {
+            ck_assert(st->min_speedup > 0.5);
+            ck_assert(st->base[0] >= 0 && st->base[0] < s);
+            ck_assert(st->base[1] < s);
+        } else {
+            ck_assert(st->min_speedup == 0);
+        }
+        if (st->given)
+            ck_assert_int_eq(st->points_correct + st->points_speed, 0);
+    }
+    /* A stage that only calls the one before it must not pass its speed test. */
+    ck_assert(l->stages[4].min_speedup > 1.0);
+    ck_assert(l->stages[5].min_speedup > 1.0);
+    ck_assert_int_eq(l->stages[3].base[0], 1); /* the tile beats the faster naive stage */
+    ck_assert_int_eq(l->stages[3].base[1], 2);
+}
+END_TEST
+
+Suite *make_labs_suite(void)
+{
+    Suite *s = suite_create("labs");
+    TCase *tc = tcase_create("labs");
+    tcase_add_test(tc, find_by_any_name);
+    tcase_add_test(tc, transpose_sizes);
+    tcase_add_test(tc, stage_table_is_sound);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,124 @@
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "../options.h"
+#include "tests.h"
+
+static int parse(grade_options *o, char *err, const char *a1, const char *a2, const char *a3,
+                 const char *a4)
+{
+    char *argv[6] = {"grade", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+    int argc = 1;
+    while (argc < 5 && argv[argc])
+        argc++;
+    return options_parse(argc, argv, o, err, 256);
+}
+
+START_TEST(defaults)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, NULL, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(o.n_labs, 0);
+    ck_assert_int_eq(o.stage, -1);
+    ck_assert_int_eq(o.reps, OPT_MIN_REPS);
+    ck_assert_int_eq(o.seed_given, 0);
+}
+END_TEST
+
+START_TEST(lab_stage_seed)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "lab1", "--stage", "3", "--seed=0x1f"), 0);
+    ck_assert_int_eq(o.n_labs, 1);
+    ck_assert_str_eq(o.labs[0], "lab1");
+    ck_assert_int_eq(o.stage, 3);
+    ck_assert_int_eq(o.seed_given, 1);
+    ck_assert_uint_eq(o.seed, 31);
+    ck_assert_int_eq(parse(&o, err, "--seed", "18446744073709551615", NULL, NULL), 0);
+    ck_assert_uint_eq(o.seed, UINT64_MAX);
+}
+END_TEST
+
+START_TEST(flags)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "--list", "--solutions", "--gpu-info", "-h"), 0);
+    ck_assert(o.list && o.solutions && o.gpu_info && o.help);
+    ck_assert_int_eq(parse(&o, err, "lab1", "--json", "out.json", NULL), 0);
+    ck_assert_str_eq(o.json, "out.json");
+    ck_assert_int_eq(parse(&o, err, "lab1", "--reps", "50", NULL), 0);
+    ck_assert_int_eq(o.reps, 50);
+}
+END_TEST
+
+START_TEST(bad_values)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "--stage", "x", NULL, NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "--stage"));
+    ck_assert_int_eq(parse(&o, err, "--stage", NULL, NULL, NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "needs a value"));
+    ck_assert_int_eq(parse(&o, err, "--seed", "-5", NULL, NULL), -1);
+    ck_assert_int_eq(parse(&o, err, "--seed", "12abc", NULL, NULL), -1);
+    ck_assert_int_eq(parse(&o, err, "--reps", "5", NULL, NULL), -1); /* below the minimum */
+    ck_assert_ptr_nonnull(strstr(err, "20"));
+    ck_assert_int_eq(parse(&o, err, "--frobnicate", NULL, NULL, NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "unknown option '--frobnicate'"));
+}
+END_TEST
+
+START_TEST(lib_needs_one_lab)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "--lib", "x.so", NULL, NULL), -1);
+    ck_assert_int_eq(parse(&o, err, "lab1", "--lib", "x.so", "--solutions"), -1);
+    ck_assert_int_eq(parse(&o, err, "lab1", "--lib", "x.so", NULL), 0);
+    ck_assert_str_eq(o.lib, "x.so");
+}
+END_TEST
+
+START_TEST(u64_parser)
+{
+    uint64_t v;
+    ck_assert_int_eq(options_parse_u64("0", &v), 0);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_int_eq(options_parse_u64("0xDEADbeef", &v), 0);
+    ck_assert_uint_eq(v, 0xdeadbeefULL);
+    ck_assert_int_eq(options_parse_u64("", &v), -1);
+    ck_assert_int_eq(options_parse_u64(NULL, &v), -1);
+    ck_assert_int_eq(options_parse_u64("99999999999999999999999", &v), -1);
+}
+END_TEST
+
+START_TEST(usage_mentions_every_option)
+{
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    options_usage(f);
+    fclose(f);
+    const char *opts[] = {"--stage", "--seed", "--solutions", "--lib", "--reps", "--json",
+                          "--list", "--gpu-info", "--help", "77"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        ck_assert_msg(strstr(buf, opts[i]), "usage lacks %s", opts[i]);
+}
+END_TEST
+
+Suite *make_options_suite(void)
+{
+    Suite *s = suite_create("options");
+    TCase *tc = tcase_create("options");
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, lab_stage_seed);
+    tcase_add_test(tc, flags);
+    tcase_add_test(tc, bad_values);
+    tcase_add_test(tc, lib_needs_one_lab);
+    tcase_add_test(tc, u64_parser);
+    tcase_add_test(tc, usage_mentions_every_option);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,192 @@
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "../report.h"
+#include "tests.h"
+
+extern const lab_spec lab_transpose;
+
+static lab_results res;
+
+/* A made-up run: stage 0 and 1 correct, stage 3 correct and fast, stage 4
+ * correct but slow, stage 5 wrong. */
+static void fill(void)
+{
+    memset(&res, 0, sizeof res);
+    for (int s = 0; s < LAB_MAX_STAGES; s++)
+        for (int k = 0; k < TEST_KINDS; k++)
+            res.t[s][k].base = -1;
+    int correct[] = {0, 1, 3, 4};
+    for (int i = 0; i < 4; i++) {
+        test_record *c = &res.t[correct[i]][TEST_CORRECT];
+        c->graded = 1;
+        c->state = STATE_FINISHED;
+        c->v = V_PASS;
+    }
+    test_record *c0 = &res.t[0][TEST_CORRECT];
+    c0->timed = 1;
+    c0->throughput = 3900;
+    c0->pct_ceiling = 92.5;
+    c0->ceiling_throughput = 4216;
+    test_record *p3 = &res.t[3][TEST_PERF];
+    *p3 = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_PASS, .timed = 1,
+                        .throughput = 2500, .pct_ceiling = 59.3, .ceiling_throughput = 4216,
+                        .base = 2, .speedup = 2.5, .min_speedup = 1.2};
+    test_record *p4 = &res.t[4][TEST_PERF];
+    *p4 = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_SLOW, .timed = 1,
+                        .throughput = 2600, .pct_ceiling = 61.7, .ceiling_throughput = 4216,
+                        .base = 3, .speedup = 1.04, .min_speedup = 1.1};
+    strcpy(p4->msg, "1.04x over stage 3");
+    test_record *c5 = &res.t[5][TEST_CORRECT];
+    c5->graded = 1;
+    c5->state = STATE_FINISHED;
+    c5->v = V_WRONG;
+    strcpy(c5->msg, "at 33 x 65: 12 of 2145 output elements are wrong");
+    res.t[5][TEST_PERF].graded = 1;
+    res.t[5][TEST_PERF].state = STATE_FINISHED;
+    res.t[5][TEST_PERF].v = V_SKIPPED;
+}
+
+static char buf[16384];
+
+static FILE *open_buf(void)
+{
+    memset(buf, 0, sizeof buf);
+    return fmemopen(buf, sizeof buf - 1, "w");
+}
+
+START_TEST(score_counts_only_passes)
+{
+    fill();
+    int got, max;
+    report_score(&lab_transpose, &res, &got, &max);
+    /* correct: s0 0 + s1 10 + s3 10 + s4 10 + s5 0 of 10; speed: s3 10, s4 0 of 10, s5 0 of 10 */
+    ck_assert_int_eq(got, 40);
+    ck_assert_int_eq(max, 70);
+    ck_assert_int_eq(report_failed_tests(&lab_transpose, &res), 3);
+}
+END_TEST
+
+START_TEST(replay_command)
+{
+    char b[256];
+    report_replay(b, sizeof b, &lab_transpose, 3, 0xabcULL, 0, NULL);
+    ck_assert_str_eq(b, "./grade lab1 --stage 3 --seed 0xabc");
+    report_replay(b, sizeof b, &lab_transpose, 3, 0xabcULL, 1, NULL);
+    ck_assert_str_eq(b, "./grade lab1 --stage 3 --seed 0xabc --solutions");
+    report_replay(b, sizeof b, &lab_transpose, 0, 1, 0, "/x/y.so");
+    ck_assert_str_eq(b, "./grade lab1 --stage 0 --seed 0x1 --lib /x/y.so");
+}
+END_TEST
+
+START_TEST(table_rows)
+{
+    fill();
+    FILE *f = open_buf();
+    report_table(f, &lab_transpose, &res);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "shared-memory tile"));
+    ck_assert_ptr_nonnull(strstr(buf, "2.50x over 2"));
+    ck_assert_ptr_nonnull(strstr(buf, "20/20"));
+    ck_assert_ptr_nonnull(strstr(buf, "10/20")); /* stage 4: correct, too slow */
+    ck_assert_ptr_nonnull(strstr(buf, "WRONG RESULT"));
+    ck_assert_ptr_nonnull(strstr(buf, "3900"));
+    ck_assert_ptr_nonnull(strstr(buf, "ceiling: cudaMemcpy D2D at 4216 GB/s"));
+    ck_assert_ptr_null(strstr(buf, "naive, writes")); /* stage 2 was not graded */
+}
+END_TEST
+
+START_TEST(failures_carry_replay)
+{
+    fill();
+    FILE *f = open_buf();
+    report_failures(f, &lab_transpose, &res, 0x99, 0, NULL);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "stage 5 (4x4 per thread, float4 access), correctness: WRONG RESULT"));
+    ck_assert_ptr_nonnull(strstr(buf, "12 of 2145"));
+    ck_assert_ptr_nonnull(strstr(buf, "replay: ./grade lab1 --stage 5 --seed 0x99"));
+    ck_assert_ptr_nonnull(strstr(buf, "stage 4 (padded tile (no bank conflicts)), speed: TOO SLOW"));
+    ck_assert_ptr_null(strstr(buf, "stage 3 ("));
+}
+END_TEST
+
+START_TEST(live_lines)
+{
+    fill();
+    FILE *f = open_buf();
+    report_live_line(f, &lab_transpose, &res, 3);
+    report_live_line(f, &lab_transpose, &res, 4);
+    report_live_line(f, &lab_transpose, &res, 5);
+    report_live_line(f, &lab_transpose, &res, 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "correct, 2500 GB/s (59% of cudaMemcpy D2D), 2.50x over stage 2 -> fast enough"));
+    ck_assert_ptr_nonnull(strstr(buf, "1.04x over stage 3 -> TOO SLOW"));
+    ck_assert_ptr_nonnull(strstr(buf, "WRONG RESULT\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "correct, 3900 GB/s (92% of"));
+}
+END_TEST
+
+START_TEST(json_document)
+{
+    fill();
+    devinfo d;
+    memset(&d, 0, sizeof d);
+    strcpy(d.name, "Test \"GPU\"");
+    d.cc_major = 9;
+    const lab_spec *specs[] = {&lab_transpose};
+    const char *libs[] = {"/tmp/lab1.so"};
+    FILE *f = open_buf();
+    ck_assert_int_eq(report_json(f, specs, &res, 1, &d, 0x10, libs), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "\"seed\": \"0x10\""));
+    ck_assert_ptr_nonnull(strstr(buf, "\"name\": \"Test \\\"GPU\\\"\""));
+    ck_assert_ptr_nonnull(strstr(buf, "\"score\": 40, \"max_score\": 70"));
+    ck_assert_ptr_nonnull(strstr(buf, "{\"stage\": 5, "));
+    ck_assert_ptr_nonnull(strstr(buf, "\"verdict\": \"WRONG RESULT\""));
+    ck_assert_ptr_nonnull(strstr(buf, "\"speedup\": 2.5"));
+    /* Braces and brackets balance outside strings. */
+    int depth = 0, in_str = 0;
+    for (const char *p = buf; *p; p++) {
+        if (in_str) {
+            if (*p == '\\')
+                p++;
+            else if (*p == '"')
+                in_str = 0;
+            continue;
+        }
+        if (*p == '"')
+            in_str = 1;
+        else if (*p == '{' || *p == '[')
+            depth++;
+        else if (*p == '}' || *p == ']')
+            depth--;
+        ck_assert_int_ge(depth, 0);
+    }
+    ck_assert_int_eq(depth, 0);
+}
+END_TEST
+
+START_TEST(json_escape)
+{
+    char b[64];
+    ck_assert_str_eq(report_json_escape("a\"b\\c\nd\te", b, sizeof b), "a\\\"b\\\\c\\nd\\u0009e");
+    char tiny[8];
+    report_json_escape("0123456789", tiny, sizeof tiny);
+    ck_assert_uint_lt(strlen(tiny), sizeof tiny);
+}
+END_TEST
+
+Suite *make_report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_test(tc, score_counts_only_passes);
+    tcase_add_test(tc, replay_command);
+    tcase_add_test(tc, table_rows);
+    tcase_add_test(tc, failures_carry_replay);
+    tcase_add_test(tc, live_lines);
+    tcase_add_test(tc, json_document);
+    tcase_add_test(tc, json_escape);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,133 @@
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../results.h"
+#include "tests.h"
+
+extern const lab_spec lab_transpose;
+
+static test_record running(int phase, int size)
+{
+    test_record t;
+    memset(&t, 0, sizeof t);
+    t.state = STATE_RUNNING;
+    t.graded = 1;
+    t.phase = phase;
+    t.size = size;
+    return t;
+}
+
+START_TEST(timeout_names_size_and_limit)
+{
+    test_record t = running(PHASE_RUN, 3);
+    results_merge_check(&t, 1, "Test timeout expired", 40, "1000 x 1003");
+    ck_assert_int_eq(t.v, V_TIMEOUT);
+    ck_assert_int_eq(t.state, STATE_FINISHED);
+    ck_assert_ptr_nonnull(strstr(t.msg, "40 s"));
+    ck_assert_ptr_nonnull(strstr(t.msg, "1000 x 1003"));
+    ck_assert_ptr_nonnull(strstr(t.msg, "running the stage"));
+}
+END_TEST
+
+START_TEST(signal_is_named)
+{
+    test_record t = running(PHASE_CHECK, 0);
+    results_merge_check(&t, 1, "Received signal 11 (Segmentation fault)", 40, "1 x 1");
+    ck_assert_int_eq(t.v, V_CRASH);
+    ck_assert_ptr_nonnull(strstr(t.msg, "signal 11"));
+    ck_assert_ptr_nonnull(strstr(t.msg, "Segmentation fault"));
+}
+END_TEST
+
+START_TEST(early_exit)
+{
+    test_record t = running(PHASE_RUN, 2);
+    results_merge_check(&t, 1, "Early exit with return value 0", 40, "1 x 4097");
+    ck_assert_int_eq(t.v, V_EARLY_EXIT);
+    ck_assert_ptr_nonnull(strstr(t.msg, "exit()"));
+    /* A pass that the grader never recorded is an early exit too. */
+    test_record u = running(PHASE_RUN, 2);
+    results_merge_check(&u, 0, "Passed", 40, "");
+    ck_assert_int_eq(u.v, V_EARLY_EXIT);
+}
+END_TEST
+
+START_TEST(finished_record_stands)
+{
+    test_record t = running(PHASE_RUN, 2);
+    t.state = STATE_FINISHED;
+    t.v = V_WRONG;
+    strcpy(t.msg, "mine");
+    results_merge_check(&t, 1, "Test timeout expired", 40, "");
+    ck_assert_int_eq(t.v, V_WRONG);
+    ck_assert_str_eq(t.msg, "mine");
+}
+END_TEST
+
+START_TEST(points)
+{
+    test_record t = running(PHASE_RUN, 0);
+    t.v = V_PASS;
+    ck_assert_int_eq(results_points(&lab_transpose, 3, TEST_CORRECT, &t), 10);
+    ck_assert_int_eq(results_points(&lab_transpose, 3, TEST_PERF, &t), 10);
+    ck_assert_int_eq(results_points(&lab_transpose, 0, TEST_CORRECT, &t), 0);
+    t.v = V_SLOW;
+    ck_assert_int_eq(results_points(&lab_transpose, 3, TEST_PERF, &t), 0);
+    t.v = V_PASS;
+    t.graded = 0;
+    ck_assert_int_eq(results_points(&lab_transpose, 3, TEST_PERF, &t), 0);
+}
+END_TEST
+
+/* The page a child writes is the one the parent reads, and it is read-only
+ * outside the grader's own writes. */
+START_TEST(shared_page_is_protected)
+{
+    lab_results *r = results_map(1);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(r->magic, RESULTS_MAGIC);
+    ck_assert_int_eq(r->t[0][0].size, -1);
+    pid_t pid = fork();
+    if (pid == 0) {
+        results_close();
+        results_open();
+        r->t[2][1].v = V_SLOW;
+        results_close();
+        r->t[2][1].v = V_PASS; /* must fault: the page is read-only now */
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFSIGNALED(st));
+    ck_assert_int_eq(WTERMSIG(st), SIGSEGV);
+    ck_assert_int_eq(r->t[2][1].v, V_SLOW);
+    results_unmap(r, 1);
+}
+END_TEST
+
+START_TEST(verdict_names)
+{
+    for (int v = 0; v < V_COUNT; v++)
+        ck_assert_str_ne(verdict_name((verdict)v), "UNKNOWN");
+    ck_assert_str_eq(verdict_name(V_NOT_WRITTEN), "NOT WRITTEN");
+    ck_assert_str_eq(verdict_name((verdict)999), "UNKNOWN");
+}
+END_TEST
+
+Suite *make_results_suite(void)
+{
+    Suite *s = suite_create("results");
+    TCase *tc = tcase_create("results");
+    tcase_add_test(tc, timeout_names_size_and_limit);
+    tcase_add_test(tc, signal_is_named);
+    tcase_add_test(tc, early_exit);
+    tcase_add_test(tc, finished_record_stands);
+    tcase_add_test(tc, points);
+    tcase_add_test(tc, shared_page_is_protected);
+    tcase_add_test(tc, verdict_names);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,27 @@
+/* tests.h: the suites of `make test`, one make_<area>_suite() per file. */
+#ifndef CUDA_LABS_TESTS_H
+#define CUDA_LABS_TESTS_H
+
+#include <check.h>
+#include <stddef.h>
+
+Suite *make_rng_suite(void);
+Suite *make_stats_suite(void);
+Suite *make_compare_suite(void);
+Suite *make_options_suite(void);
+Suite *make_results_suite(void);
+Suite *make_report_suite(void);
+Suite *make_elfsym_suite(void);
+Suite *make_labs_suite(void);
+Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
+Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
+int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
+
+/* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-ended,
+ * may be NULL), collects stdout and stderr into out. Returns the exit status,
+ * or 128 + signal number. */
+int run_command(char *const argv[], const char *const env[], char *out, size_t outn);
+/* The grader under test: $GRADE, else ./grade. */
+const char *grade_path(void);
+
+#endif
