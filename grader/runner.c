@@ -161,7 +161,8 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     const lab_spec *spec = run->spec;
     memset(cr, 0, sizeof *cr);
     l2_reset_persisting(env->stream);
-    cudaGetLastError(); /* start with no pending error */
+    cudaStreamSynchronize(env->stream); /* inputs loaded, outputs poisoned */
+    cudaGetLastError();                 /* start with no pending error */
     l2_flush(&env->flush, env->stream);
     gpu_timer_start(&env->timer, env->stream);
     double t0 = wall_ms();
