@@ -157,12 +157,12 @@ coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARI
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
 
 # ---- tools -----------------------------------------------------------------------------
-# make sanitize LAB=1 [STAGE=3]: every graded call under compute-sanitizer memcheck.
+# make sanitize LAB=1 [STAGE=3]: the small sizes of every stage under compute-sanitizer memcheck.
 LAB ?= 1
 .PHONY: sanitize
 sanitize: lab$(LAB)
 	CK_TIMEOUT_MULTIPLIER=30 $(CUDA_HOME)/bin/compute-sanitizer --tool memcheck \
-	  --target-processes all --error-exitcode 1 ./grade lab$(LAB) $(if $(STAGE),--stage $(STAGE))
+	  --target-processes all --error-exitcode 1 ./grade lab$(LAB) --quick $(if $(STAGE),--stage $(STAGE))
 
 .PHONY: clean
 clean:

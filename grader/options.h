@@ -21,6 +21,7 @@ typedef struct grade_options {
     int solutions;      /* grade build/solutions/labN.so */
     const char *lib;    /* grade this library instead */
     const char *json;   /* write results as JSON here */
+    int quick;          /* small sizes only, nothing timed */
     int list, help, gpu_info;
 } grade_options;
 

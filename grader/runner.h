@@ -15,6 +15,9 @@
  * Check is told to expect it, so a stage that calls exit(0) cannot pass. */
 #define GRADE_PASS_EXIT 93
 
+/* --quick grades only sizes whose work is at most this many GB per call. */
+#define RUNNER_QUICK_WORK 0.05
+
 typedef struct grade_run {
     const lab_spec *spec;
     lab_results *res;    /* in the shared page */
@@ -22,6 +25,7 @@ typedef struct grade_run {
     uint64_t seed;
     int reps;
     int stage_filter;    /* -1: all stages */
+    int quick;           /* sizes up to RUNNER_QUICK_ELEMENTS, no timing */
 } grade_run;
 
 /* Registers run (it must outlive the suite's run) and builds its suite: one

@@ -243,8 +243,8 @@ static void load_cases(void)
     int n = 0;
     while ((e = readdir(d)) && n < MAX_CASES) {
         size_t len = strlen(e->d_name);
-        if (len > 3 && len < 60 && strcmp(e->d_name + len - 3, ".cu") == 0)
-            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+        if (len > 3 && len < sizeof names[0] && strcmp(e->d_name + len - 3, ".cu") == 0)
+            memcpy(names[n++], e->d_name, len + 1);
     }
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);

@@ -49,6 +49,8 @@ START_TEST(flags)
     ck_assert(o.list && o.solutions && o.gpu_info && o.help);
     ck_assert_int_eq(parse(&o, err, "lab1", "--json", "out.json", NULL), 0);
     ck_assert_str_eq(o.json, "out.json");
+    ck_assert_int_eq(parse(&o, err, "lab1", "--quick", NULL, NULL), 0);
+    ck_assert_int_eq(o.quick, 1);
     ck_assert_int_eq(parse(&o, err, "lab1", "--reps", "50", NULL), 0);
     ck_assert_int_eq(o.reps, 50);
 }
@@ -102,7 +104,7 @@ START_TEST(usage_mentions_every_option)
     options_usage(f);
     fclose(f);
     const char *opts[] = {"--stage", "--seed", "--solutions", "--lib", "--reps", "--json",
-                          "--list", "--gpu-info", "--help", "77"};
+                          "--list", "--gpu-info", "--help", "--quick", "77"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         ck_assert_msg(strstr(buf, opts[i]), "usage lacks %s", opts[i]);
 }
