@@ -65,8 +65,10 @@ check-nvcc:
 
 # Check (the C unit-testing library) builds the grader. Installed here when we
 # can (root or passwordless sudo, with apt); otherwise one line says what to do.
+CHECK_PC ?= check
+CHECK_H ?= /usr/include/check.h
 check-deps: check-nvcc
-	@if ! pkg-config --exists check 2>/dev/null && [ ! -f /usr/include/check.h ]; then \
+	@if ! pkg-config --exists $(CHECK_PC) 2>/dev/null && [ ! -f $(CHECK_H) ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; \
 	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
 	  else echo "make: the Check unit-testing library is missing: install it (Debian/Ubuntu: sudo apt-get install check; Fedora: sudo dnf install check-devel), then run make again."; exit 1; fi; \
