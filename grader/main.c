@@ -117,8 +117,44 @@ static int check_library(const lab_spec *spec, const char *lib, const char *make
     return 0;
 }
 
+static SRunner *runner;
+
+/* Folds Check's verdict on one test into the grader's record (timeouts,
+ * signals and early exits are only seen by Check). */
+static void merge_result(const grade_run *run, int stage, int kind, TestResult *tr)
+{
+    const lab_spec *spec = run->spec;
+    test_record *t = &run->res->t[stage][kind];
+    t->graded = 1;
+    char sz[64] = "";
+    if (t->size >= 0)
+        spec->size_text(t->size, sz, sizeof sz);
+    double timeout = spec->timeout_correct_s;
+    if (spec->stages[stage].points_speed > 0 && spec->timeout_perf_s > timeout)
+        timeout = spec->timeout_perf_s;
+    timeout *= timeout_multiplier();
+    int ck_failed = tr_rtype(tr) != CK_PASS;
+    results_merge_check(t, ck_failed, tr_msg(tr), timeout, sz);
+    /* Check saw a pass the grader never recorded: the child left early. */
+    if (!ck_failed && t->v != V_PASS)
+        t->v = V_EARLY_EXIT;
+}
+
+static int perf_test_registered(const grade_run *run, int stage)
+{
+    return run->spec->stages[stage].points_speed > 0 && !run->quick;
+}
+
+/* After each stage (in the parent): merge Check's results for the stage's
+ * tests, the last ones it ran, and print the stage's line. */
 static void live_line(const grade_run *run, int stage)
 {
+    int n = srunner_ntests_run(runner);
+    TestResult **trs = srunner_results(runner);
+    int kinds = perf_test_registered(run, stage) ? 2 : 1;
+    for (int k = 0; trs && k < kinds && n - kinds + k >= 0; k++)
+        merge_result(run, stage, k, trs[n - kinds + k]);
+    free(trs);
     report_live_line(stdout, run->spec, run->res, stage);
     fflush(stdout);
 }
@@ -281,7 +317,7 @@ int main(int argc, char **argv)
         run->quick = o.quick;
         Suite *s = runner_suite(run, live_line);
         if (!sr)
-            sr = srunner_create(s);
+            sr = runner = srunner_create(s);
         else
             srunner_add_suite(sr, s);
     }
@@ -293,39 +329,7 @@ int main(int argc, char **argv)
     }
     srunner_run_all(sr, CK_SILENT);
 
-    /* Fold in what only Check saw: timeouts, signals, early exits. */
     int n_run = srunner_ntests_run(sr);
-    TestResult **trs = srunner_results(sr);
-    int k = 0;
-    for (int i = 0; i < n && trs; i++) {
-        const lab_spec *spec = specs[i];
-        for (int s = 0; s < spec->n_stages; s++) {
-            if (o.stage >= 0 && o.stage != s)
-                continue;
-            for (int kind = 0; kind < TEST_KINDS; kind++) {
-                if (kind == TEST_PERF && (spec->stages[s].points_speed == 0 || o.quick))
-                    continue;
-                if (k >= n_run)
-                    break;
-                TestResult *tr = trs[k++];
-                test_record *t = &res[i].t[s][kind];
-                t->graded = 1;
-                char sz[64] = "";
-                if (t->size >= 0)
-                    spec->size_text(t->size, sz, sizeof sz);
-                double timeout = spec->timeout_correct_s;
-                if (spec->stages[s].points_speed > 0 && spec->timeout_perf_s > timeout)
-                    timeout = spec->timeout_perf_s;
-                timeout *= timeout_multiplier();
-                results_merge_check(t, tr_rtype(tr) != CK_PASS, tr_msg(tr), timeout, sz);
-                /* Check saw a pass the grader never recorded: the child left early. */
-                if (tr_rtype(tr) == CK_PASS && t->v != V_PASS && t->state != STATE_FINISHED)
-                    t->v = V_EARLY_EXIT;
-            }
-        }
-    }
-    free(trs);
-
     int got_all = 0, max_all = 0, failed = 0;
     for (int i = 0; i < n; i++) {
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);

@@ -262,11 +262,16 @@ static int guard_check(const gbuf *b, const char *name, size_t elems, check_outc
                  "memory %lld bytes before the start of %s was written (element %lld): an index "
                  "went negative",
                  -off, name, off / 4);
+    else if (off == (long long)(elems * 4))
+        snprintf(out->msg, sizeof out->msg,
+                 "%s was written right after its end (element %lld; it has %zu elements): a "
+                 "missing or wrong bounds check",
+                 name, off / 4, elems);
     else
         snprintf(out->msg, sizeof out->msg,
-                 "memory %lld bytes past the end of %s was written (element %lld of a buffer of "
-                 "%zu): a missing or wrong bounds check",
-                 off - (long long)(elems * 4), name, off / 4, elems);
+                 "%s was written %lld bytes after its end (element %lld; it has %zu elements): a "
+                 "missing or wrong bounds check",
+                 name, off - (long long)(elems * 4), off / 4, elems);
     return -1;
 }
 

@@ -110,6 +110,35 @@ START_TEST(failures_carry_replay)
 }
 END_TEST
 
+/* A fresh skeleton: the first unwritten stage in full, the rest on one line,
+ * no redundant "speed skipped" entries, nothing to replay. */
+START_TEST(failures_of_a_skeleton_are_short)
+{
+    memset(&res, 0, sizeof res);
+    for (int s = 1; s <= 5; s++) {
+        test_record *c = &res.t[s][TEST_CORRECT];
+        c->graded = 1;
+        c->state = STATE_FINISHED;
+        c->v = V_TODO;
+        strcpy(c->msg, "not implemented yet");
+        if (s >= 3) {
+            test_record *p = &res.t[s][TEST_PERF];
+            p->graded = 1;
+            p->state = STATE_FINISHED;
+            p->v = V_SKIPPED;
+        }
+    }
+    FILE *f = open_buf();
+    report_failures(f, &lab_transpose, &res, 1, 0, NULL);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "stage 1 (naive, reads coalesced), correctness: NOT IMPLEMENTED"));
+    ck_assert_ptr_nonnull(strstr(buf, "stages 2, 3, 4, 5: not implemented yet either"));
+    ck_assert_ptr_null(strstr(buf, "SKIPPED"));
+    ck_assert_ptr_null(strstr(buf, "replay"));
+    ck_assert_ptr_null(strstr(buf, "stage 2 ("));
+}
+END_TEST
+
 START_TEST(live_lines)
 {
     fill();
@@ -184,6 +213,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, replay_command);
     tcase_add_test(tc, table_rows);
     tcase_add_test(tc, failures_carry_replay);
+    tcase_add_test(tc, failures_of_a_skeleton_are_short);
     tcase_add_test(tc, live_lines);
     tcase_add_test(tc, json_document);
     tcase_add_test(tc, json_escape);

@@ -9,6 +9,7 @@
  * expect: 5 correctness PASS
  * expect: 5 speed PASS
  * expect-output: killed after 15 s
+ * expect-output: stage 3  shared-memory tile                 TIMEOUT
  */
 #define transpose_tiled transpose_tiled_reference
 #include "../../../solutions/1-transpose/transpose.cu"

@@ -3,7 +3,7 @@
  * zone must. The next stage is graded normally.
  * expect: 2 correctness OUT OF BOUNDS
  * expect: 3 correctness PASS
- * expect-output: bytes past the end of the output d_out
+ * expect-output: the output d_out was written right after its end
  */
 #define transpose_naive_write transpose_naive_write_reference
 #include "../../../solutions/1-transpose/transpose.cu"
