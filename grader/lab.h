@@ -43,6 +43,7 @@ typedef struct lab_spec {
     int bench_size;           /* index of the size that is timed */
     const char *unit;         /* "GB/s" */
     const char *ceiling_name; /* "cudaMemcpy D2D" */
+    const struct policy_rule *forbidden_calls; /* lab-specific rules for policy_check, or NULL */
     double timeout_correct_s; /* per stage, all sizes */
     double timeout_perf_s;
     /* Host side, no CUDA. */

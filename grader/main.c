@@ -16,6 +16,7 @@
 #include "elfsym.h"
 #include "lab.h"
 #include "options.h"
+#include "policy.h"
 #include "probe.h"
 #include "report.h"
 #include "results.h"
@@ -140,6 +141,36 @@ static void merge_result(const grade_run *run, int stage, int kind, TestResult *
         t->v = V_EARLY_EXIT;
 }
 
+/* What the stage printed, under its line: at most OUTPUT_SHOWN bytes. */
+#define OUTPUT_SHOWN 4096
+static void show_output(const lab_spec *spec, int stage, int kind)
+{
+    char path[512];
+    runner_output_path(path, sizeof path, spec, stage, kind);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    static char text[OUTPUT_SHOWN + 1];
+    size_t got = fread(text, 1, OUTPUT_SHOWN, f);
+    fseek(f, 0, SEEK_END);
+    long total = ftell(f);
+    fclose(f);
+    unlink(path);
+    if (got == 0)
+        return;
+    text[got] = '\0';
+    printf("      output of stage %d (%s):\n", stage, kind == TEST_CORRECT ? "correctness" : "speed");
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        printf("      | %s\n", line);
+    }
+    if (total > (long)got)
+        printf("      [output cut: %ld bytes shown of %ld kept; a stage may print at most %d bytes]\n",
+               (long)got, total, RUNNER_OUTPUT_CAP);
+}
+
 static int perf_test_registered(const grade_run *run, int stage)
 {
     return run->spec->stages[stage].points_speed > 0 && !run->quick;
@@ -156,6 +187,8 @@ static void live_line(const grade_run *run, int stage)
         merge_result(run, stage, k, trs[n - kinds + k]);
     free(trs);
     report_live_line(stdout, run->spec, run->res, stage);
+    for (int k = 0; k < kinds; k++)
+        show_output(run->spec, stage, k);
     fflush(stdout);
 }
 
@@ -267,6 +300,12 @@ int main(int argc, char **argv)
         }
         if (check_library(specs[i], libs[i], hint) != 0)
             return EXIT_FAILED;
+        char why[512];
+        int verdict = policy_check(libs[i], specs[i]->forbidden_calls, why, sizeof why);
+        if (verdict != 0) {
+            printf("grade: %s is REJECTED: %s\nNothing was graded.\n", libs[i], why);
+            return EXIT_FAILED;
+        }
     }
 
     /* Is there a GPU? Asked in a child. */
@@ -322,6 +361,9 @@ int main(int argc, char **argv)
             srunner_add_suite(sr, s);
     }
     srunner_set_fork_status(sr, CK_FORK);
+    char out_dir[] = "/tmp/cudalabs-output-XXXXXX";
+    if (mkdtemp(out_dir))
+        runner_set_output_dir(out_dir);
 
     for (int i = 0; i < n; i++) {
         printf("\nlab %d (%s): %s\n", specs[i]->number, specs[i]->name, libs[i]);
@@ -330,6 +372,7 @@ int main(int argc, char **argv)
     srunner_run_all(sr, CK_SILENT);
 
     int n_run = srunner_ntests_run(sr);
+    rmdir(out_dir);
     int got_all = 0, max_all = 0, failed = 0;
     for (int i = 0; i < n; i++) {
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);

@@ -4,6 +4,8 @@
 #include "runner.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,25 +99,53 @@ typedef struct child_env {
     rng rng;
 } child_env;
 
-static void limit_child(void)
+static char output_dir[256];
+
+void runner_set_output_dir(const char *dir)
 {
-    struct rlimit core = {0, 0};
-    setrlimit(RLIMIT_CORE, &core); /* a crashing stage leaves no core file */
-    struct rlimit fsize = {(rlim_t)1 << 30, (rlim_t)1 << 30};
-    setrlimit(RLIMIT_FSIZE, &fsize); /* no file over 1 GiB */
+    snprintf(output_dir, sizeof output_dir, "%s", dir ? dir : "");
 }
 
-static void child_start(grade_run *run, test_record *rec, child_env *env, int stage)
+void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, int kind)
+{
+    snprintf(buf, n, "%s/lab%d.s%d.%s.out", output_dir, spec->number, stage,
+             kind == TEST_CORRECT ? "correct" : "speed");
+}
+
+/* Student code may print, but only into this test's own file, and no more
+ * than RUNNER_OUTPUT_CAP bytes: past that, writes fail with EFBIG (SIGXFSZ
+ * is ignored) and the stage goes on. No core files either. */
+static void limit_child(const lab_spec *spec, int stage, int kind)
+{
+    struct rlimit core = {0, 0};
+    setrlimit(RLIMIT_CORE, &core);
+    if (output_dir[0]) {
+        char path[512];
+        runner_output_path(path, sizeof path, spec, stage, kind);
+        fflush(NULL);
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+    }
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit fsize = {RUNNER_OUTPUT_CAP, RUNNER_OUTPUT_CAP};
+    setrlimit(RLIMIT_FSIZE, &fsize);
+}
+
+static void child_start(grade_run *run, test_record *rec, child_env *env, int stage, int kind)
 {
     results_close(); /* read-only from here, except inside the grader's helpers */
-    limit_child();
+    limit_child(run->spec, stage, kind);
     memset(env, 0, sizeof *env);
     results_open();
     rec->state = STATE_RUNNING;
     rec->graded = 1;
     results_close();
     rec_progress(rec, -1, PHASE_LOAD);
-    rng_seed(&env->rng, rng_derive(run->seed, 7000u + (uint64_t)stage));
+    rng_seed(&env->rng, rng_derive(run->seed, 7000u + 100u * (uint64_t)kind + (uint64_t)stage));
     env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
     if (!env->lib)
         finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
@@ -346,7 +376,7 @@ static void correctness_body(grade_run *run, int stage)
     const lab_spec *spec = run->spec;
     test_record *rec = &run->res->t[stage][TEST_CORRECT];
     child_env env;
-    child_start(run, rec, &env, stage);
+    child_start(run, rec, &env, stage, TEST_CORRECT);
     void *fn = stage_fn(run, rec, &env, stage);
     const lab_stage *st = &spec->stages[stage];
     /* Speed reported, not graded: measure it here. */
@@ -406,7 +436,7 @@ static void perf_body(grade_run *run, int stage)
     test_record *rec = &run->res->t[stage][TEST_PERF];
     const test_record *corr = &run->res->t[stage][TEST_CORRECT];
     child_env env;
-    child_start(run, rec, &env, stage + 100);
+    child_start(run, rec, &env, stage, TEST_PERF);
     results_open();
     rec->min_speedup = st->min_speedup;
     results_close();

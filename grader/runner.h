@@ -34,6 +34,13 @@ typedef struct grade_run {
  * parent after each stage's tests (for the live line). */
 Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage));
 
+/* Student output: each test's stdout and stderr go to their own file in this
+ * folder, cut at RUNNER_OUTPUT_CAP bytes (a file-size limit in the child). */
+#define RUNNER_OUTPUT_CAP 65536
+void runner_set_output_dir(const char *dir);
+/* The output file of one test. */
+void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, int kind);
+
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */
 uint64_t runner_size_seed(uint64_t seed, int stage, int size);

@@ -23,6 +23,7 @@
 #include "../../labs/1-transpose/transpose.h"
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../policy.h"
 
 /* stage 0 is the given copy kernel: graded for correctness with 0 points and
  * timed, so the table shows what a simple kernel reaches on this GPU. */
@@ -349,6 +350,7 @@ const lab_spec lab_transpose = {
     .bench_size = BENCH_SIZE,
     .unit = "GB/s",
     .ceiling_name = "cudaMemcpy D2D",
+    .forbidden_calls = policy_stream_stage_rules,
     .timeout_correct_s = 40,
     .timeout_perf_s = 60,
     .size_text = size_text,

@@ -1,0 +1,169 @@
+/* policy.c: what a lab library may define and call, read from its ELF symbol
+ * table before anything of it runs. The rules follow the contract: stages
+ * launch kernels on the grader's stream, and the grader alone allocates,
+ * synchronises, times, and owns CUDA, the C library and the reference
+ * libraries. */
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "elfsym.h"
+
+typedef policy_rule rule;
+
+/* Functions a library must not define: they would replace the real ones for
+ * the grader too. */
+static const rule no_define[] = {
+    {"cuda*", "a CUDA runtime function: the grader times and checks with the real one", NULL},
+    {"__cuda*", "a CUDA runtime function: the grader times and checks with the real one", NULL},
+    {"cu*", "a CUDA driver function: the grader relies on the real one", NULL},
+    {"malloc", "a C library function", NULL},
+    {"free", "a C library function", NULL},
+    {"calloc", "a C library function", NULL},
+    {"realloc", "a C library function", NULL},
+    {"memcpy", "a C library function", NULL},
+    {"memcmp", "a C library function", NULL},
+    {"memset", "a C library function", NULL},
+    {"clock_gettime", "a C library function the grader times with", NULL},
+    {"gettimeofday", "a C library function", NULL},
+    {"exit", "a C library function", NULL},
+    {"_exit", "a C library function", NULL},
+    {"fork", "a C library function", NULL},
+    {"mprotect", "a C library function", NULL},
+    {"mmap", "a C library function", NULL},
+    {"write", "a C library function", NULL},
+    {"dlopen", "a C library function", NULL},
+    {"dlsym", "a C library function", NULL},
+    {"pthread_create", "a C library function", NULL},
+    {"srunner_*", "a function of the Check library the grader runs on", NULL},
+    {"tcase_*", "a function of the Check library the grader runs on", NULL},
+    {"results_*", "a function of the grader", NULL},
+    {"rng_*", "a function of the grader", NULL},
+    {NULL, NULL, NULL},
+};
+
+/* Functions no lab library may call. */
+static const rule no_call[] = {
+    {"fork", "stages do their work in kernels, not in other processes", NULL},
+    {"vfork", "stages do their work in kernels, not in other processes", NULL},
+    {"clone", "stages do their work in kernels, not in other processes", NULL},
+    {"execve", "a lab library may not start programs", NULL},
+    {"execv", "a lab library may not start programs", NULL},
+    {"execvp", "a lab library may not start programs", NULL},
+    {"execl", "a lab library may not start programs", NULL},
+    {"execlp", "a lab library may not start programs", NULL},
+    {"system", "a lab library may not start programs", NULL},
+    {"popen", "a lab library may not start programs", NULL},
+    {"posix_spawn", "a lab library may not start programs", NULL},
+    {"posix_spawnp", "a lab library may not start programs", NULL},
+    {"pthread_create", "stages do their work in kernels on the grader's stream, not on host threads", NULL},
+    {"_ZNSt6thread*", "stages do their work in kernels on the grader's stream, not on host threads",
+     "std::thread"},
+    {"dlopen", "a lab library may not load other code", NULL},
+    {"dlmopen", "a lab library may not load other code", NULL},
+    {"dlsym", "a lab library may not look up other code", NULL},
+    {"dlvsym", "a lab library may not look up other code", NULL},
+    {"mprotect", "a lab library may not change memory protection", NULL},
+    {"ptrace", "a lab library may not trace processes", NULL},
+    {"kill", "a lab library may not send signals", NULL},
+    {"setrlimit", "a lab library may not change resource limits", NULL},
+    {"prlimit", "a lab library may not change resource limits", NULL},
+    {"prctl", "a lab library may not change its process", NULL},
+    {"cublas*", "the grader owns cuBLAS (the ceiling); the lab is your own kernels", NULL},
+    {"cublasLt*", "the grader owns cuBLAS (the ceiling); the lab is your own kernels", NULL},
+    {"cudnn*", "the grader owns cuDNN (the ceiling); the lab is your own kernels", NULL},
+    {NULL, NULL, NULL},
+};
+
+/* For labs whose stages run only on the grader's stream and buffers: the
+ * contract says a stage never allocates, synchronises or times. */
+#define NO_ALLOC "a stage must not allocate: the grader gives you every buffer"
+#define NO_SYNC "a stage must not synchronise: the grader waits for your work and times it"
+#define NO_STREAM "launch on the stream you are given: work elsewhere escapes the timing"
+#define NO_TIMING "the grader does the timing"
+#define NO_L2 "L2 settings would change what the grader measures"
+const rule policy_stream_stage_rules[] = {
+    {"cudaMalloc*", NO_ALLOC, NULL},
+    {"cudaHostAlloc", NO_ALLOC, NULL},
+    {"cudaMallocHost", NO_ALLOC, NULL},
+    {"cudaMallocManaged", NO_ALLOC, NULL},
+    {"cudaStreamCreate*", NO_STREAM, NULL},
+    {"cudaStreamWaitEvent", NO_STREAM, NULL},
+    {"cudaStreamBeginCapture*", NO_STREAM, NULL},
+    {"cudaGraph*", NO_STREAM, NULL},
+    {"cudaLaunchHostFunc", NO_STREAM, NULL},
+    {"cudaStreamAddCallback", NO_STREAM, NULL},
+    {"cudaDeviceSynchronize", NO_SYNC, NULL},
+    {"cudaStreamSynchronize", NO_SYNC, NULL},
+    {"cudaEventSynchronize", NO_SYNC, NULL},
+    {"cudaEventCreate*", NO_TIMING, NULL},
+    {"cudaEventRecord*", NO_TIMING, NULL},
+    {"cudaEventElapsedTime*", NO_TIMING, NULL},
+    {"cudaStreamSetAttribute", NO_L2, NULL},
+    {"cudaDeviceSetLimit", NO_L2, NULL},
+    {"cudaCtxResetPersistingL2Cache", NO_L2, NULL},
+    {NULL, NULL, NULL},
+};
+
+static int matches(const char *pattern, const char *name)
+{
+    size_t n = strlen(pattern);
+    if (n > 0 && pattern[n - 1] == '*')
+        return strncmp(pattern, name, n - 1) == 0;
+    return strcmp(pattern, name) == 0;
+}
+
+/* "cuda*" must not catch "cudaLabsHelper"-style names of the student's own?
+ * It does, on purpose: names starting with cuda belong to CUDA. But the driver
+ * rule "cu*" would catch "cube()": it applies only when a capital follows. */
+static int driver_like(const char *name)
+{
+    return name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+typedef struct scan {
+    const rule *lab_rules;
+    char *why;
+    size_t n;
+    int rejected;
+} scan;
+
+static void visit(const char *name, int defined, int is_function, void *arg)
+{
+    scan *s = arg;
+    if (s->rejected || !is_function)
+        return;
+    if (defined) {
+        for (const rule *r = no_define; r->pattern; r++) {
+            if (!matches(r->pattern, name))
+                continue;
+            if (strcmp(r->pattern, "cu*") == 0 && !driver_like(name))
+                continue;
+            snprintf(s->why, s->n, "it defines its own %s(), %s. Rename your function.", name,
+                     r->why);
+            s->rejected = 1;
+            return;
+        }
+        return;
+    }
+    const rule *lists[2] = {no_call, s->lab_rules};
+    for (int l = 0; l < 2; l++)
+        for (const rule *r = lists[l]; r && r->pattern; r++)
+            if (matches(r->pattern, name)) {
+                snprintf(s->why, s->n, "it calls %s(): %s.", r->shown ? r->shown : name, r->why);
+                s->rejected = 1;
+                return;
+            }
+}
+
+int policy_check(const char *lib, const policy_rule *lab_rules, char *why, size_t n)
+{
+    scan s = {lab_rules, why, n, 0};
+    char err[512];
+    if (elf_each_dynsym(lib, visit, &s, err, sizeof err) != 0) {
+        snprintf(why, n, "%s", err);
+        return -1;
+    }
+    return s.rejected ? 1 : 0;
+}

@@ -1,0 +1,25 @@
+/* policy.h: the rules a lab library must follow, checked on its symbol table
+ * before it is loaded (see policy.c for the lists and the reasons). */
+#ifndef CUDA_LABS_POLICY_H
+#define CUDA_LABS_POLICY_H
+
+#include <stddef.h>
+
+/* A function a library must not define or call: an exact name, or a prefix
+ * when the pattern ends in '*'; shown as `shown` when set (for C++ names). */
+typedef struct policy_rule {
+    const char *pattern;
+    const char *why;
+    const char *shown;
+} policy_rule;
+
+/* The extra rules of labs whose stages run on the grader's stream and buffers
+ * only: no allocation, synchronisation, timing or streams of their own.
+ * Ends with a {NULL} entry. */
+extern const policy_rule policy_stream_stage_rules[];
+
+/* 0: the library may run. 1: REJECTED, the reason in why. -1: the library
+ * could not be read (why says so). lab_rules may be NULL. */
+int policy_check(const char *lib, const policy_rule *lab_rules, char *why, size_t n);
+
+#endif
