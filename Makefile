@@ -47,7 +47,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 # ---- sources ---------------------------------------------------------------------
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/policy.c grader/probe.c grader/verdict.c \
+              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/verdict.c \
               grader/labs/registry.c grader/labs/transpose.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
@@ -89,8 +89,10 @@ build/grader.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-grade: $(OBJ)/grader/main.o build/grader.a
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+# The launch trace must be visible to lab libraries: export it (grader/launch_trace.c).
+EXPORTS := -Wl,--dynamic-list=grader/exports.map
+grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
+	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 # ---- lab and solution libraries --------------------------------------------------
 # $(1) number, $(2) folder, $(3) name
@@ -128,9 +130,9 @@ build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 
 # ---- tests --------------------------------------------------------------------------
-build/tests/run_tests: $(TEST_OBJS) build/grader.a
+build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: test
 test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS)
@@ -144,9 +146,9 @@ $(COV)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) --coverage -O0 $(CHECK_CFLAGS) -c $< -o $@
 $(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
-	$(CC) --coverage -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
-	$(CC) --coverage -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
 coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS)

@@ -17,6 +17,7 @@
 #include "../common/rng.h"
 #include "../common/stats.h"
 #include "../common/timing.h"
+#include "launch_trace.h"
 #include "options.h"
 
 #define MAX_RUNS OPT_MAX_LABS
@@ -193,6 +194,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     l2_reset_persisting(env->stream);
     cudaStreamSynchronize(env->stream); /* inputs loaded, outputs poisoned */
     cudaGetLastError();                 /* start with no pending error */
+    launch_trace_reset();
     l2_flush(&env->flush, env->stream);
     gpu_timer_start(&env->timer, env->stream);
     double t0 = wall_ms();
@@ -222,13 +224,21 @@ static int call_outcome(grade_run *run, child_env *env, int stage, const call_re
         return -1;
     }
     if (cr->launch != cudaSuccess) {
+        char asked[200] = "";
+        launch_config lc;
+        if (stage >= 0 && launch_trace_last(&lc) > 0)
+            snprintf(asked, sizeof asked,
+                     " Its last launch asked for grid (%u, %u, %u), block (%u, %u, %u) = %llu "
+                     "threads, and %zu bytes of dynamic shared memory.",
+                     lc.grid[0], lc.grid[1], lc.grid[2], lc.block[0], lc.block[1], lc.block[2],
+                     (unsigned long long)lc.block[0] * lc.block[1] * lc.block[2],
+                     lc.shared_bytes);
         out->v = V_LAUNCH_ERROR;
         snprintf(out->msg, sizeof out->msg,
-                 "a kernel launched by %s() at %s could not start: %s (%s). This GPU allows at "
+                 "a kernel launched by %s() at %s could not start: %s (%s).%s This GPU allows at "
                  "most %d threads per block and %d bytes of shared memory per block (%d after "
-                 "cudaFuncSetAttribute); check the block size, the grid size and the shared "
-                 "memory you ask for.",
-                 sym, size, cudaGetErrorName(cr->launch), cudaGetErrorString(cr->launch),
+                 "cudaFuncSetAttribute).",
+                 sym, size, cudaGetErrorName(cr->launch), cudaGetErrorString(cr->launch), asked,
                  env->dev.max_threads_per_block, env->dev.max_smem_per_block,
                  env->dev.max_smem_per_block_optin);
         return -1;

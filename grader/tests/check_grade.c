@@ -317,9 +317,10 @@ static void run_case(const adv_case *c)
     for (int i = 0; i < c->n_expect; i++) {
         char v[64];
         json_verdict(doc, c->expect[i].stage, c->expect[i].kind, v, sizeof v);
-        ck_assert_msg(strcmp(v, c->expect[i].verdict) == 0,
-                      "%s: stage %d %s is \"%s\", expected \"%s\"\n%s", c->name,
-                      c->expect[i].stage, c->expect[i].kind, v, c->expect[i].verdict, out);
+        const char *want = c->expect[i].verdict;
+        int ok = want[0] == '!' ? (v[0] && strcmp(v, want + 1) != 0) : strcmp(v, want) == 0;
+        ck_assert_msg(ok, "%s: stage %d %s is \"%s\", expected \"%s\"\n%s", c->name,
+                      c->expect[i].stage, c->expect[i].kind, v, want, out);
     }
 }
 

@@ -1,5 +1,6 @@
 /* Adversarial case: stage 1 returns LAB_OK without launching anything, so
  * its output keeps the grader's poison. The next stage is graded normally.
+ * grade-args: --quick
  * expect: 1 correctness NOT WRITTEN
  * expect: 2 correctness PASS
  * expect-output: was never written

@@ -1,6 +1,7 @@
 /* Adversarial case: stage 2 computes the right transpose, then writes 200
  * more floats past the end of d_out. CUDA reports nothing; the grader's guard
  * zone must. The next stage is graded normally.
+ * grade-args: --quick
  * expect: 2 correctness OUT OF BOUNDS
  * expect: 3 correctness PASS
  * expect-output: the output d_out was written right after its end
