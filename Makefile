@@ -27,7 +27,7 @@ endif
 # One CUDA runtime for grader and lab: the lab library links libcudart.so too.
 NVCCFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall -shared -cudart shared
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include
+CFLAGS += -std=c11 -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include -DCUDA_LABS_CUDA_HOME='"$(CUDA_HOME)"'
 # Recursive (=): evaluated after Check may have been installed by check-deps.
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
@@ -47,7 +47,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 # ---- sources ---------------------------------------------------------------------
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/verdict.c \
+              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/verdict.c \
               grader/labs/registry.c grader/labs/transpose.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
@@ -161,12 +161,11 @@ coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARI
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
 
 # ---- tools -----------------------------------------------------------------------------
-# make sanitize LAB=1 [STAGE=3]: the small sizes of every stage under compute-sanitizer memcheck.
+# make sanitize LAB=1 [STAGE=3]: the small sizes of every stage under compute-sanitizer.
 LAB ?= 1
 .PHONY: sanitize
 sanitize: lab$(LAB)
-	CK_TIMEOUT_MULTIPLIER=30 $(CUDA_HOME)/bin/compute-sanitizer --tool memcheck \
-	  --target-processes all --error-exitcode 1 ./grade lab$(LAB) --quick $(if $(STAGE),--stage $(STAGE))
+	./grade lab$(LAB) --sanitize $(if $(STAGE),--stage $(STAGE))
 
 .PHONY: clean
 clean:
@@ -179,7 +178,7 @@ help:
 	@echo "  make solutions        build the reference solutions; ./grade --solutions grades them"
 	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
 	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
-	@echo "  make sanitize LAB=N   grade lab N under compute-sanitizer memcheck (STAGE=S for one stage)"
+	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make clean            remove build/ and ./grade"
 	@echo "Variables: ARCH=native (default) | all (fat binary sm_75..sm_90 + PTX) | sm_XY;"
 	@echo "           CUDA_HOME=$(CUDA_HOME)"

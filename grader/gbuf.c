@@ -15,32 +15,39 @@ long long gbuf_first_diff(const unsigned char *a, const unsigned char *b, size_t
     return -1;
 }
 
+static size_t guard_bytes = GBUF_GUARD;
+
+void gbuf_set_guard(size_t bytes) { guard_bytes = bytes; }
+
 cudaError_t gbuf_alloc(gbuf *b, size_t bytes, uint64_t seed)
 {
     memset(b, 0, sizeof *b);
     b->bytes = bytes;
-    b->h_pattern = malloc(2 * GBUF_GUARD);
-    b->h_check = malloc(2 * GBUF_GUARD);
+    b->guard = guard_bytes;
+    b->h_pattern = malloc(2 * b->guard + 8);
+    b->h_check = malloc(2 * b->guard + 8);
     if (!b->h_pattern || !b->h_check) {
         gbuf_free(b);
         return cudaErrorMemoryAllocation;
     }
     rng r;
     rng_seed(&r, seed);
-    for (size_t i = 0; i < 2 * GBUF_GUARD; i += 8) {
+    for (size_t i = 0; i < 2 * b->guard; i += 8) {
         uint64_t v = rng_next(&r);
         memcpy(b->h_pattern + i, &v, 8);
     }
-    cudaError_t err = cudaMalloc((void **)&b->d_base, bytes + 2 * GBUF_GUARD);
+    cudaError_t err = cudaMalloc((void **)&b->d_base, bytes + 2 * b->guard);
     if (err != cudaSuccess) {
         b->d_base = NULL;
         gbuf_free(b);
         return err;
     }
-    b->d = b->d_base + GBUF_GUARD;
-    err = cudaMemcpy(b->d_base, b->h_pattern, GBUF_GUARD, cudaMemcpyHostToDevice);
+    b->d = b->d_base + b->guard;
+    if (b->guard == 0)
+        return cudaSuccess;
+    err = cudaMemcpy(b->d_base, b->h_pattern, b->guard, cudaMemcpyHostToDevice);
     if (err == cudaSuccess)
-        err = cudaMemcpy(b->d_base + GBUF_GUARD + bytes, b->h_pattern + GBUF_GUARD, GBUF_GUARD,
+        err = cudaMemcpy(b->d_base + b->guard + bytes, b->h_pattern + b->guard, b->guard,
                          cudaMemcpyHostToDevice);
     return err;
 }
@@ -52,19 +59,21 @@ cudaError_t gbuf_poison(gbuf *b, cudaStream_t s)
 
 int gbuf_guards_changed(const gbuf *b, long long *offset, cudaError_t *err)
 {
-    *err = cudaMemcpy(b->h_check, b->d_base, GBUF_GUARD, cudaMemcpyDeviceToHost);
+    *err = cudaSuccess;
+    if (b->guard == 0)
+        return 0;
+    *err = cudaMemcpy(b->h_check, b->d_base, b->guard, cudaMemcpyDeviceToHost);
     if (*err == cudaSuccess)
-        *err = cudaMemcpy(b->h_check + GBUF_GUARD, b->d_base + GBUF_GUARD + b->bytes, GBUF_GUARD,
+        *err = cudaMemcpy(b->h_check + b->guard, b->d_base + b->guard + b->bytes, b->guard,
                           cudaMemcpyDeviceToHost);
     if (*err != cudaSuccess)
         return -1;
-    long long before = gbuf_first_diff(b->h_pattern, b->h_check, GBUF_GUARD);
+    long long before = gbuf_first_diff(b->h_pattern, b->h_check, b->guard);
     if (before >= 0) {
-        *offset = before - (long long)GBUF_GUARD;
+        *offset = before - (long long)b->guard;
         return 1;
     }
-    long long after =
-        gbuf_first_diff(b->h_pattern + GBUF_GUARD, b->h_check + GBUF_GUARD, GBUF_GUARD);
+    long long after = gbuf_first_diff(b->h_pattern + b->guard, b->h_check + b->guard, b->guard);
     if (after >= 0) {
         *offset = (long long)b->bytes + after;
         return 1;

@@ -11,11 +11,16 @@
 
 #define GBUF_GUARD ((size_t)16384) /* bytes on each side; keeps 256-byte alignment */
 
+/* Guard size for later allocations: GBUF_GUARD, or 0 under compute-sanitizer,
+ * whose memcheck can only see accesses past the end of a whole allocation. */
+void gbuf_set_guard(size_t bytes);
+
 typedef struct gbuf {
     unsigned char *d_base; /* the allocation */
     void *d;               /* what the stage gets: d_base + GBUF_GUARD */
     size_t bytes;          /* usable bytes */
-    unsigned char *h_pattern; /* the guard pattern, 2 * GBUF_GUARD bytes */
+    size_t guard;             /* bytes of guard on each side */
+    unsigned char *h_pattern; /* the guard pattern, 2 * guard bytes */
     unsigned char *h_check;   /* scratch for reading the guards back */
 } gbuf;
 

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "policy.h"
 #include "probe.h"
+#include "proc.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -192,6 +193,122 @@ static void live_line(const grade_run *run, int stage)
     fflush(stdout);
 }
 
+/* ---- --sanitize: each stage at the small sizes under each sanitizer tool ---- */
+
+#ifndef CUDA_LABS_CUDA_HOME
+#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
+#endif
+#define SANITIZER_FOUND 86 /* compute-sanitizer's exit status when it reported errors */
+#define SANITIZER_OUT (512 * 1024)
+
+static int find_sanitizer(char *path, size_t n)
+{
+    snprintf(path, n, "%s/bin/compute-sanitizer", CUDA_LABS_CUDA_HOME);
+    if (access(path, X_OK) == 0)
+        return 0;
+    const char *env = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s", env ? env : "");
+    char *save = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(path, n, "%s/compute-sanitizer", d);
+        if (access(path, X_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* Prints the sanitizer's first error report: its "=========" lines after the
+ * banner, up to the next empty one, at most 30 lines. */
+static void print_first_report(const char *out)
+{
+    int lines = 0, started = 0;
+    char line[1024];
+    for (const char *p = out; *p && lines < 30;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        p = nl ? nl + 1 : p + len;
+        if (strncmp(line, "=========", 9) != 0 || strstr(line, "COMPUTE-SANITIZER"))
+            continue;
+        if (strspn(line + 9, " ") == strlen(line + 9)) { /* an empty report line */
+            if (started)
+                break;
+            continue;
+        }
+        printf("      %s\n", line);
+        started = 1;
+        lines++;
+    }
+}
+
+static int sanitize(const grade_options *o, const lab_spec *spec, const char *lib, uint64_t seed)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+    char tool_path[PATH_MAX], self[PATH_MAX];
+    if (find_sanitizer(tool_path, sizeof tool_path) != 0) {
+        fprintf(stderr, "grade: compute-sanitizer not found (it comes with the CUDA Toolkit, "
+                        "in %s/bin).\n", CUDA_LABS_CUDA_HOME);
+        return EXIT_USAGE;
+    }
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0)
+        return EXIT_FAILED;
+    self[k] = '\0';
+    printf("\nlab %d (%s) under compute-sanitizer: %s\n  each stage at its small sizes, "
+           "nothing timed\n",
+           spec->number, spec->name, lib);
+    static char out[SANITIZER_OUT];
+    int findings = 0, runs = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        if (o->stage >= 0 && o->stage != s)
+            continue;
+        printf("  stage %d  %-34s", s, spec->stages[s].title);
+        fflush(stdout);
+        static char reports[4][SANITIZER_OUT / 8];
+        int found[4] = {0};
+        for (int t = 0; t < 4; t++) {
+            char lab[16], stage[16], seed_text[32];
+            snprintf(lab, sizeof lab, "lab%d", spec->number);
+            snprintf(stage, sizeof stage, "%d", s);
+            snprintf(seed_text, sizeof seed_text, "0x%llx", (unsigned long long)seed);
+            char *argv[] = {tool_path, "--tool", (char *)tools[t], "--target-processes", "all",
+                            "--error-exitcode", "86", "--print-limit", "3", self, lab, "--lib",
+                            (char *)lib, "--stage", stage, "--seed", seed_text,
+                            "--under-sanitizer", NULL};
+            const char *env[] = {"CK_TIMEOUT_MULTIPLIER=20", NULL};
+            int rc = run_command(argv, env, out, sizeof out);
+            runs++;
+            const char *verdict = "clean";
+            if (rc == SANITIZER_FOUND) {
+                verdict = "FOUND";
+                found[t] = 1;
+                findings++;
+                size_t len = strnlen(out, sizeof reports[t] - 1);
+                memcpy(reports[t], out, len);
+                reports[t][len] = '\0';
+            } else if (rc == EXIT_NO_GPU) {
+                verdict = "no GPU";
+            } else if (rc != 0) {
+                verdict = strstr(out, "NOT IMPLEMENTED") ? "not written" : "stage fails";
+            }
+            printf("  %s %s", tools[t], verdict);
+            fflush(stdout);
+        }
+        printf("\n");
+        for (int t = 0; t < 4; t++)
+            if (found[t]) {
+                printf("    %s, first report for stage %d (%s):\n", tools[t], s,
+                       spec->stages[s].title);
+                print_first_report(reports[t]);
+            }
+    }
+    printf("\n%d sanitizer run%s, %d with findings. \"stage fails\": the stage fails its own "
+           "checks (./grade --stage N says why); \"not written\": still LAB_TODO.\n",
+           runs, runs == 1 ? "" : "s", findings);
+    return findings ? EXIT_FAILED : EXIT_ALL_PASSED;
+}
+
 int main(int argc, char **argv)
 {
     grade_options o;
@@ -324,6 +441,17 @@ int main(int argc, char **argv)
     }
     char line[512];
     devinfo_format(&dev, line, sizeof line);
+    if (o.sanitize) {
+        printf("CUDA Labs grader, --sanitize\n  GPU:  %s\n  seed: 0x%llx\n", line,
+               (unsigned long long)o.seed);
+        int worst = EXIT_ALL_PASSED;
+        for (int i = 0; i < n; i++) {
+            int rc = sanitize(&o, specs[i], libs[i], o.seed);
+            if (rc != EXIT_ALL_PASSED)
+                worst = rc;
+        }
+        return worst;
+    }
     printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n", line,
            (unsigned long long)o.seed, (unsigned long long)o.seed);
 
@@ -354,6 +482,7 @@ int main(int argc, char **argv)
         run->reps = o.reps;
         run->stage_filter = o.stage;
         run->quick = o.quick;
+        run->plain_buffers = o.under_sanitizer;
         Suite *s = runner_suite(run, live_line);
         if (!sr)
             sr = runner = srunner_create(s);

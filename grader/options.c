@@ -70,6 +70,11 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
             o->solutions = 1;
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = 1;
+        } else if (strcmp(a, "--sanitize") == 0) {
+            o->sanitize = 1;
+        } else if (strcmp(a, "--under-sanitizer") == 0) {
+            o->under_sanitizer = 1;
+            o->quick = 1;
         } else if (strcmp(a, "--gpu-info") == 0) {
             o->gpu_info = 1;
         } else if (strcmp(a, "--stage") == 0) {
@@ -139,7 +144,10 @@ void options_usage(FILE *f)
           "  --lib PATH        grade this lab library instead of build/labN.so\n"
           "  --reps N          timed repetitions of each function (default and minimum 20)\n"
           "  --quick           correctness at the small sizes only, nothing timed (fast;\n"
-          "                    for debugging and for make sanitize); not a grade\n"
+          "                    for debugging); not a grade\n"
+          "  --sanitize        run every stage at the small sizes under compute-sanitizer\n"
+          "                    (memcheck, racecheck, synccheck, initcheck), show the first\n"
+          "                    report of each; not a grade\n"
           "  --json FILE       also write every result and metric as JSON\n"
           "  --list            list the labs, their stages, points and thresholds\n"
           "  --gpu-info        show the GPU the grader would use, then stop\n"

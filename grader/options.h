@@ -22,6 +22,8 @@ typedef struct grade_options {
     const char *lib;    /* grade this library instead */
     const char *json;   /* write results as JSON here */
     int quick;          /* small sizes only, nothing timed */
+    int sanitize;       /* every stage under compute-sanitizer's four tools */
+    int under_sanitizer; /* internal: this run is inside compute-sanitizer */
     int list, help, gpu_info;
 } grade_options;
 

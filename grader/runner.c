@@ -17,6 +17,7 @@
 #include "../common/rng.h"
 #include "../common/stats.h"
 #include "../common/timing.h"
+#include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
 
@@ -140,6 +141,8 @@ static void child_start(grade_run *run, test_record *rec, child_env *env, int st
 {
     results_close(); /* read-only from here, except inside the grader's helpers */
     limit_child(run->spec, stage, kind);
+    if (run->plain_buffers)
+        gbuf_set_guard(0);
     memset(env, 0, sizeof *env);
     results_open();
     rec->state = STATE_RUNNING;

@@ -25,7 +25,8 @@ typedef struct grade_run {
     uint64_t seed;
     int reps;
     int stage_filter;    /* -1: all stages */
-    int quick;           /* sizes up to RUNNER_QUICK_ELEMENTS, no timing */
+    int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
+    int plain_buffers;   /* no guard zones: under compute-sanitizer */
 } grade_run;
 
 /* Registers run (it must outlive the suite's run) and builds its suite: one

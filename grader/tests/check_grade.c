@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../proc.h"
 #include "tests.h"
 
 #define OUT_MAX (256 * 1024)
@@ -24,47 +25,6 @@ const char *grade_path(void)
 {
     const char *g = getenv("GRADE");
     return g && *g ? g : "./grade";
-}
-
-int run_command(char *const argv[], const char *const env[], char *out, size_t outn)
-{
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        dup2(fd[1], 2);
-        close(fd[0]);
-        close(fd[1]);
-        for (int i = 0; env && env[i]; i++)
-            putenv(strdup(env[i]));
-        execv(argv[0], argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    size_t used = 0;
-    char sink[4096];
-    for (;;) {
-        ssize_t k = used + 1 < outn ? read(fd[0], out + used, outn - used - 1)
-                                    : read(fd[0], sink, sizeof sink);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        if (used + 1 < outn)
-            used += (size_t)k;
-    }
-    out[used] = '\0';
-    close(fd[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static char out[OUT_MAX];
@@ -384,6 +344,16 @@ START_TEST(skeleton_fails_cleanly)
 }
 END_TEST
 
+/* The solution's most intricate kernel is clean under all four sanitizer tools. */
+START_TEST(solution_sanitizer_clean)
+{
+    int rc = grade(NULL, "lab1", "--solutions", "--sanitize", "--stage", "5", NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("memcheck clean  racecheck clean  synccheck clean  initcheck clean");
+    HAS("4 sanitizer runs, 0 with findings");
+}
+END_TEST
+
 Suite *make_grade_suite(void)
 {
     load_cases();
@@ -404,7 +374,7 @@ Suite *make_grade_suite(void)
 int grade_gpu_test_count(void)
 {
     load_cases();
-    return 2 + n_gpu_cases;
+    return 3 + n_gpu_cases;
 }
 
 Suite *make_grade_gpu_suite(void)
@@ -415,6 +385,7 @@ Suite *make_grade_gpu_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, solutions_full_marks);
     tcase_add_test(tc, skeleton_fails_cleanly);
+    tcase_add_test(tc, solution_sanitizer_clean);
     if (n_gpu_cases)
         tcase_add_loop_test(tc, adversarial_gpu, 0, n_gpu_cases);
     suite_add_tcase(s, tc);

@@ -18,10 +18,7 @@ Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
 int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
 
-/* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-ended,
- * may be NULL), collects stdout and stderr into out. Returns the exit status,
- * or 128 + signal number. */
-int run_command(char *const argv[], const char *const env[], char *out, size_t outn);
+#include "../proc.h" /* run_command */
 /* The grader under test: $GRADE, else ./grade. */
 const char *grade_path(void);
 
