@@ -144,7 +144,7 @@ COV_LIB_OBJS := $(patsubst %.c,$(COV)/%.o,$(COMMON_SRC) $(GRADER_SRC))
 COV_TEST_OBJS := $(patsubst %.c,$(COV)/%.o,$(TEST_SRC))
 $(COV)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) --coverage -O0 $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE $(CHECK_CFLAGS) -c $< -o $@
 $(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)

@@ -21,7 +21,7 @@
 typedef struct grade_run {
     const lab_spec *spec;
     lab_results *res;    /* in the shared page */
-    char lib[4096];      /* the lab library to grade */
+    char lib[4200];      /* the lab library to grade (a path of up to PATH_MAX + 64) */
     uint64_t seed;
     int reps;
     int stage_filter;    /* -1: all stages */
