@@ -106,10 +106,19 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
             o->lib = val;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 ||
+                   strcmp(a, "--tap") == 0 || strcmp(a, "--gradescope") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
-            o->json = val;
+            const char **dest = strcmp(a, "--json") == 0    ? &o->json
+                                : strcmp(a, "--junit") == 0 ? &o->junit
+                                : strcmp(a, "--tap") == 0   ? &o->tap
+                                                            : &o->gradescope;
+            *dest = val;
+        } else if (strcmp(a, "--classroom") == 0) {
+            o->classroom = 1;
+        } else if (strcmp(a, "--autolab") == 0) {
+            o->autolab = 1;
         } else if (a[0] == '-') {
             snprintf(err, errn, "unknown option '%s' (see ./grade --help)", argv[i]);
             return -1;
@@ -149,6 +158,12 @@ void options_usage(FILE *f)
           "                    (memcheck, racecheck, synccheck, initcheck), show the first\n"
           "                    report of each; not a grade\n"
           "  --json FILE       also write every result and metric as JSON\n"
+          "  --junit FILE      ... as JUnit XML (one testcase per stage and test)\n"
+          "  --tap FILE        ... as TAP version 13\n"
+          "  --gradescope FILE ... as Gradescope's results.json\n"
+          "  --classroom       ... as GitHub Classroom's reporter payload: result=<base64>\n"
+          "                    appended to $GITHUB_OUTPUT (or printed when it is unset)\n"
+          "  --autolab         end with Autolab's scores line, {\"scores\": {...}}\n"
           "  --list            list the labs, their stages, points and thresholds\n"
           "  --gpu-info        show the GPU the grader would use, then stop\n"
           "  -h, --help        this text\n"

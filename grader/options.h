@@ -21,6 +21,11 @@ typedef struct grade_options {
     int solutions;      /* grade build/solutions/labN.so */
     const char *lib;    /* grade this library instead */
     const char *json;   /* write results as JSON here */
+    const char *junit;  /* JUnit XML */
+    const char *tap;    /* TAP 13 */
+    const char *gradescope; /* Gradescope results.json */
+    int classroom;      /* GitHub Classroom reporter payload ($GITHUB_OUTPUT or stdout) */
+    int autolab;        /* Autolab's scores line, last */
     int quick;          /* small sizes only, nothing timed */
     int sanitize;       /* every stage under compute-sanitizer's four tools */
     int under_sanitizer; /* internal: this run is inside compute-sanitizer */

@@ -8,44 +8,7 @@ extern const lab_spec lab_transpose;
 
 static lab_results res;
 
-/* A made-up run: stage 0 and 1 correct, stage 3 correct and fast, stage 4
- * correct but slow, stage 5 wrong. */
-static void fill(void)
-{
-    memset(&res, 0, sizeof res);
-    for (int s = 0; s < LAB_MAX_STAGES; s++)
-        for (int k = 0; k < TEST_KINDS; k++)
-            res.t[s][k].base = -1;
-    int correct[] = {0, 1, 3, 4};
-    for (int i = 0; i < 4; i++) {
-        test_record *c = &res.t[correct[i]][TEST_CORRECT];
-        c->graded = 1;
-        c->state = STATE_FINISHED;
-        c->v = V_PASS;
-    }
-    test_record *c0 = &res.t[0][TEST_CORRECT];
-    c0->timed = 1;
-    c0->throughput = 3900;
-    c0->pct_ceiling = 92.5;
-    c0->ceiling_throughput = 4216;
-    test_record *p3 = &res.t[3][TEST_PERF];
-    *p3 = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_PASS, .timed = 1,
-                        .throughput = 2500, .pct_ceiling = 59.3, .ceiling_throughput = 4216,
-                        .base = 2, .speedup = 2.5, .min_speedup = 1.2};
-    test_record *p4 = &res.t[4][TEST_PERF];
-    *p4 = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_SLOW, .timed = 1,
-                        .throughput = 2600, .pct_ceiling = 61.7, .ceiling_throughput = 4216,
-                        .base = 3, .speedup = 1.04, .min_speedup = 1.1};
-    strcpy(p4->msg, "1.04x over stage 3");
-    test_record *c5 = &res.t[5][TEST_CORRECT];
-    c5->graded = 1;
-    c5->state = STATE_FINISHED;
-    c5->v = V_WRONG;
-    strcpy(c5->msg, "at 33 x 65: 12 of 2145 output elements are wrong");
-    res.t[5][TEST_PERF].graded = 1;
-    res.t[5][TEST_PERF].state = STATE_FINISHED;
-    res.t[5][TEST_PERF].v = V_SKIPPED;
-}
+static void fill(void) { fixture_results(&res); }
 
 static char buf[16384];
 
@@ -173,25 +136,7 @@ START_TEST(json_document)
     ck_assert_ptr_nonnull(strstr(buf, "{\"stage\": 5, "));
     ck_assert_ptr_nonnull(strstr(buf, "\"verdict\": \"WRONG RESULT\""));
     ck_assert_ptr_nonnull(strstr(buf, "\"speedup\": 2.5"));
-    /* Braces and brackets balance outside strings. */
-    int depth = 0, in_str = 0;
-    for (const char *p = buf; *p; p++) {
-        if (in_str) {
-            if (*p == '\\')
-                p++;
-            else if (*p == '"')
-                in_str = 0;
-            continue;
-        }
-        if (*p == '"')
-            in_str = 1;
-        else if (*p == '{' || *p == '[')
-            depth++;
-        else if (*p == '}' || *p == ']')
-            depth--;
-        ck_assert_int_ge(depth, 0);
-    }
-    ck_assert_int_eq(depth, 0);
+    ck_assert(json_balanced(buf));
 }
 END_TEST
 

@@ -19,6 +19,14 @@ Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, ad
 int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
 
 #include "../proc.h" /* run_command */
+#include "../results.h"
+
+Suite *make_formats_suite(void);
+/* A made-up lab 1 run: stages 0, 1 correct; 3 correct and fast; 4 correct and
+ * too slow; 5 wrong, its speed skipped. 40 of 70 points. */
+void fixture_results(lab_results *r);
+/* Braces and brackets balance outside JSON strings. */
+int json_balanced(const char *s);
 /* The grader under test: $GRADE, else ./grade. */
 const char *grade_path(void);
 

@@ -1,0 +1,36 @@
+/* formats.h: the result model written for other tools: JUnit XML, TAP,
+ * Gradescope's results.json, GitHub Classroom's reporter payload, Autolab's
+ * scores line. Pure host code, unit-tested on hand-made records. */
+#ifndef CUDA_LABS_FORMATS_H
+#define CUDA_LABS_FORMATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/devinfo.h"
+#include "lab.h"
+#include "results.h"
+
+/* Everything a writer needs: the labs graded, their results, the run. */
+typedef struct run_summary {
+    const lab_spec *const *specs;
+    const lab_results *res;
+    int n_labs;
+    const devinfo *dev;
+    uint64_t seed;
+} run_summary;
+
+int format_junit(FILE *f, const run_summary *r);
+int format_tap(FILE *f, const run_summary *r);
+int format_gradescope(FILE *f, const run_summary *r);
+/* The JSON payload of GitHub Classroom's grading reporter (before base64). */
+int format_classroom(FILE *f, const run_summary *r);
+/* {"scores": {"lab1": 80}}: Autolab reads the last line of the output. */
+int format_autolab(FILE *f, const run_summary *r);
+
+/* Standard base64 of n bytes into out (4 * ceil(n / 3) + 1 bytes); returns out. */
+char *format_base64(const unsigned char *in, size_t n, char *out);
+/* XML text escaping into buf; returns buf. */
+const char *format_xml_escape(const char *s, char *buf, size_t n);
+
+#endif
