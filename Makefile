@@ -120,8 +120,14 @@ $(addprefix lab,$(MISSING)):
 SOLUTION_LIBS := $(foreach l,$(LABS),build/solutions/lab$(call lab_num,$(l)).so)
 LAB_LIBS := $(foreach l,$(LABS),build/lab$(call lab_num,$(l)).so)
 
+.PHONY: labs
+ifneq ($(wildcard solutions),)
 .PHONY: solutions
 solutions: $(SOLUTION_LIBS) grade
+endif
+# Every available lab from labs/, for ./grade all.
+labs: $(LAB_LIBS) grade
+	@echo $(lastword $(AVAILABLE)) > build/last-lab
 
 # Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
 build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
@@ -129,6 +135,15 @@ build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	$(NVCC) $(NVCCFLAGS) -Ilabs/1-transpose -MMD -MP -MF $@.d -o $@ $<
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 
+# A student copy (make student-repo) has neither the repository's tests nor
+# the solutions: say so instead of failing on a missing file.
+FULL_REPO := $(and $(wildcard grader/tests/run_tests.c),$(wildcard solutions))
+ifeq ($(FULL_REPO),)
+.PHONY: test coverage solutions bench
+test coverage solutions bench:
+	@echo "make: this is a student copy: $@ needs the course repository (solutions/, grader/tests/). Grade your work with make labN && ./grade."
+	@exit 2
+else
 # ---- tests --------------------------------------------------------------------------
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)
@@ -160,12 +175,33 @@ coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARI
 	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
 
+# make bench: times the lab 1 reference stages and stage-5 variants (GPU needed).
+build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
+.PHONY: bench
+bench: build/bench_transpose
+	build/bench_transpose 8192 8192 30
+endif
+
 # ---- tools -----------------------------------------------------------------------------
 # make sanitize LAB=1 [STAGE=3]: the small sizes of every stage under compute-sanitizer.
 LAB ?= 1
 .PHONY: sanitize
 sanitize: lab$(LAB)
 	./grade lab$(LAB) --sanitize $(if $(STAGE),--stage $(STAGE))
+
+# make student-repo DEST=dir: what students get, from what is committed here:
+# the skeletons, handouts, grader and Makefile, without solutions/, the
+# repository's tests and its CI; ready to push as a template repository.
+.PHONY: student-repo
+student-repo:
+	@test -n "$(DEST)" || { echo "make: say where: make student-repo DEST=../transpose-template"; exit 2; }
+	@test ! -e "$(DEST)" || { echo "make: $(DEST) exists already: choose a new folder"; exit 2; }
+	@mkdir -p "$(DEST)"
+	@git archive --format=tar HEAD | tar -x -C "$(DEST)"
+	@rm -rf "$(DEST)/solutions" "$(DEST)/grader/tests" "$(DEST)/.ci" "$(DEST)/.github/workflows/ci.yml"
+	@echo "make: student copy written to $(DEST) (committed files only, without solutions/ and the repository's tests)"
 
 .PHONY: clean
 clean:
@@ -175,20 +211,15 @@ clean:
 help:
 	@echo "CUDA Labs: make targets"
 	@echo "  make lab1 .. lab6     build a lab from labs/, then run ./grade (available: $(AVAILABLE))"
+	@echo "  make labs             build every available lab (then ./grade all)"
 	@echo "  make solutions        build the reference solutions; ./grade --solutions grades them"
 	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
 	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
+	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"
 	@echo "  make clean            remove build/ and ./grade"
 	@echo "Variables: ARCH=native (default) | all (fat binary sm_75..sm_90 + PTX) | sm_XY;"
 	@echo "           CUDA_HOME=$(CUDA_HOME)"
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# make bench: times the lab 1 reference stages and stage-5 variants (GPU needed).
-build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
-	@mkdir -p build
-	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
-.PHONY: bench
-bench: build/bench_transpose
-	build/bench_transpose 8192 8192 30
