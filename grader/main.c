@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/rng.h"
+#include "config.h"
 #include "elfsym.h"
 #include "formats.h"
 #include "lab.h"
@@ -54,17 +55,43 @@ static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec
     snprintf(buf, n, "%s/build/%slab%d.so", root, solutions ? "solutions/" : "", spec->number);
 }
 
-static void list_labs(void)
+/* Each lab's spec with the instructor's config applied (or the built-in one). */
+static lab_spec effective[16];
+static lab_stage effective_stages[16][LAB_MAX_STAGES];
+static int effective_graded[16][LAB_MAX_STAGES];
+
+static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
+{
+    int i = spec->number - 1;
+    if (i < 0 || i >= 16 || !spec->available)
+        return spec;
+    effective[i] = *spec;
+    config_apply(c, spec, effective_stages[i], effective_graded[i]);
+    effective[i].stages = effective_stages[i];
+    return &effective[i];
+}
+
+static const int *graded_mask(const lab_spec *spec)
+{
+    int i = spec->number - 1;
+    return i >= 0 && i < 16 ? effective_graded[i] : NULL;
+}
+
+static void list_labs(const grade_config *c)
 {
     printf("CUDA Labs: the labs, their stages, points and speed thresholds.\n");
     for (int i = 0; i < lab_count; i++) {
-        const lab_spec *spec = lab_table[i];
+        const lab_spec *spec = with_config(lab_table[i], c);
         printf("\nlab%d  %-10s %s\n", spec->number, spec->name,
                spec->available ? "" : "(not available yet)");
         if (!spec->available)
             continue;
         for (int s = 0; s < spec->n_stages; s++) {
             const lab_stage *st = &spec->stages[s];
+            if (!graded_mask(spec)[s]) {
+                printf("  stage %d  %-34s %-24s not graded (config)\n", s, st->title, st->symbol);
+                continue;
+            }
             printf("  stage %d  %-34s %-24s correct %2d", s, st->title, st->symbol,
                    st->points_correct);
             if (st->points_speed > 0) {
@@ -356,8 +383,23 @@ int main(int argc, char **argv)
         options_usage(stdout);
         return EXIT_ALL_PASSED;
     }
+    static grade_config config;
+    if (o.config) {
+        FILE *f = fopen(o.config, "r");
+        if (!f) {
+            fprintf(stderr, "grade: cannot read the config %s: %s\n", o.config, strerror(errno));
+            return EXIT_USAGE;
+        }
+        int rc = config_parse(f, o.config, &config, err, sizeof err);
+        fclose(f);
+        if (rc != 0) {
+            fprintf(stderr, "grade: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    const grade_config *cfg = o.config ? &config : NULL;
     if (o.list) {
-        list_labs();
+        list_labs(cfg);
         return EXIT_ALL_PASSED;
     }
     char root[PATH_MAX];
@@ -423,6 +465,9 @@ int main(int argc, char **argv)
                 specs[0]->name);
         return EXIT_USAGE;
     }
+
+    for (int i = 0; i < n; i++)
+        specs[i] = with_config(specs[i], cfg);
 
     /* Libraries: present and complete? */
     static char libs[OPT_MAX_LABS][PATH_MAX + 64];
@@ -516,6 +561,7 @@ int main(int argc, char **argv)
         run->seed = o.seed;
         run->reps = o.reps;
         run->stage_filter = o.stage;
+        run->graded = graded_mask(specs[i]);
         run->quick = o.quick;
         run->plain_buffers = o.under_sanitizer;
         Suite *s = runner_suite(run, live_line);
@@ -575,6 +621,19 @@ int main(int argc, char **argv)
     }
     if (o.classroom && write_classroom(&summary) != 0)
         failed++;
+    if (o.calibrate) {
+        FILE *f = fopen(o.calibrate, "w");
+        if (!f || config_write_calibration(f, specs, res, n, o.fraction, &dev) != 0) {
+            fprintf(stderr, "grade: cannot write %s: %s\n", o.calibrate, strerror(errno));
+            failed++;
+        } else {
+            printf("\nCalibrated thresholds (%.2f x the measured speedups) written to %s; grade "
+                   "with --config %s.\n",
+                   o.fraction, o.calibrate, o.calibrate);
+        }
+        if (f)
+            fclose(f);
+    }
     printf("\n");
     if (o.quick)
         printf("--quick: small sizes only and nothing timed; this is not a grade.\n");

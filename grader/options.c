@@ -50,6 +50,7 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
     memset(o, 0, sizeof *o);
     o->stage = -1;
     o->reps = OPT_MIN_REPS;
+    o->fraction = 0.8;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         /* Options that take a value accept "--opt value" and "--opt=value". */
@@ -115,6 +116,20 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
                                 : strcmp(a, "--tap") == 0   ? &o->tap
                                                             : &o->gradescope;
             *dest = val;
+        } else if (strcmp(a, "--config") == 0 || strcmp(a, "--calibrate") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            *(strcmp(a, "--config") == 0 ? &o->config : &o->calibrate) = val;
+        } else if (strcmp(a, "--fraction") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            char *end = NULL;
+            o->fraction = strtod(val, &end);
+            if (end == val || *end || !(o->fraction > 0 && o->fraction <= 1)) {
+                snprintf(err, errn, "--fraction wants a number above 0 and at most 1, not '%s'",
+                         val);
+                return -1;
+            }
         } else if (strcmp(a, "--classroom") == 0) {
             o->classroom = 1;
         } else if (strcmp(a, "--autolab") == 0) {
@@ -129,6 +144,10 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
             }
             o->labs[o->n_labs++] = a;
         }
+    }
+    if (o->calibrate && !o->solutions) {
+        snprintf(err, errn, "--calibrate measures the reference solutions: add --solutions");
+        return -1;
     }
     if (o->lib && (o->solutions || o->n_labs != 1)) {
         snprintf(err, errn, "--lib grades one library: name exactly one lab and no --solutions");
@@ -164,6 +183,11 @@ void options_usage(FILE *f)
           "  --classroom       ... as GitHub Classroom's reporter payload: result=<base64>\n"
           "                    appended to $GITHUB_OUTPUT (or printed when it is unset)\n"
           "  --autolab         end with Autolab's scores line, {\"scores\": {...}}\n"
+          "  --config FILE     points, thresholds and graded stages from FILE instead of the\n"
+          "                    built-in table (handouts/instructors.md has the format)\n"
+          "  --calibrate FILE  with --solutions: write a config whose thresholds are a\n"
+          "                    fraction of the speedups measured on this GPU\n"
+          "  --fraction X      that fraction, 0 < X <= 1 (default 0.8)\n"
           "  --list            list the labs, their stages, points and thresholds\n"
           "  --gpu-info        show the GPU the grader would use, then stop\n"
           "  -h, --help        this text\n"

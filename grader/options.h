@@ -25,6 +25,9 @@ typedef struct grade_options {
     const char *tap;    /* TAP 13 */
     const char *gradescope; /* Gradescope results.json */
     int classroom;      /* GitHub Classroom reporter payload ($GITHUB_OUTPUT or stdout) */
+    const char *config;    /* points and thresholds that replace the built-in ones */
+    const char *calibrate; /* with --solutions: write calibrated thresholds here */
+    double fraction;       /* of the measured speedups, for --calibrate */
     int autolab;        /* Autolab's scores line, last */
     int quick;          /* small sizes only, nothing timed */
     int sanitize;       /* every stage under compute-sanitizer's four tools */

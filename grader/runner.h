@@ -25,6 +25,7 @@ typedef struct grade_run {
     uint64_t seed;
     int reps;
     int stage_filter;    /* -1: all stages */
+    const int *graded;   /* graded[s] == 0: stage s is left out (--config); NULL: all */
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
 } grade_run;

@@ -74,6 +74,28 @@ START_TEST(usage_errors_exit_2)
 }
 END_TEST
 
+START_TEST(config_file)
+{
+    char path[] = "/tmp/cudalabs-cfgXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char good[] = "lab1.s2.graded = no\nlab1.s5.min_speedup = 1.25\n";
+    ck_assert_int_eq(write(fd, good, sizeof good - 1), (int)sizeof good - 1);
+    close(fd);
+    ck_assert_int_eq(grade(NULL, "--list", "--config", path, NULL), 0);
+    HAS("transpose_naive_write    not graded (config)");
+    HAS(">= 1.25x over stage 4");
+    FILE *f = fopen(path, "w");
+    fputs("# fine\nlab1.s5.min_speedup = quick\n", f);
+    fclose(f);
+    ck_assert_int_eq(grade(NULL, "lab1", "--solutions", "--config", path, NULL), 2);
+    HAS(":2: min_speedup must be a number above 0, not 'quick'");
+    unlink(path);
+    ck_assert_int_eq(grade(NULL, "--list", "--config", "/nonexistent.cfg", NULL), 2);
+    HAS("cannot read the config /nonexistent.cfg");
+}
+END_TEST
+
 START_TEST(not_a_library)
 {
     ck_assert_int_eq(grade(NULL, "lab1", "--lib", "Makefile", NULL), 1);
@@ -113,6 +135,46 @@ START_TEST(nothing_built_yet)
     char *argv3[] = {copy, "all", NULL};
     ck_assert_int_eq(run_command(argv3, NULL, out, sizeof out), 2);
     HAS("no lab is built yet");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* make student-repo: the committed tree without solutions/ and the tests. */
+START_TEST(student_copy)
+{
+    const char *makes[] = {"/usr/bin/make", "/bin/make", "/usr/local/bin/make"};
+    const char *make = NULL;
+    for (size_t i = 0; i < sizeof makes / sizeof makes[0] && !make; i++)
+        if (access(makes[i], X_OK) == 0)
+            make = makes[i];
+    ck_assert_msg(make != NULL, "no make found");
+    char dir[] = "/tmp/cudalabs-studentXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dest[256], arg[300], path[400];
+    snprintf(dest, sizeof dest, "%s/copy", dir);
+    snprintf(arg, sizeof arg, "DEST=%s", dest);
+    char *argv[] = {(char *)make, "--no-print-directory", "student-repo", arg, NULL};
+    int rc = run_command(argv, NULL, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    const char *present[] = {"labs/1-transpose/transpose.cu", "labs/1-transpose/transpose.h",
+                             "handouts/1-transpose.md", "grader/main.c", "Makefile"};
+    const char *absent[] = {"solutions", "grader/tests", ".ci", ".github/workflows/ci.yml"};
+    for (size_t i = 0; i < sizeof present / sizeof present[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dest, present[i]);
+        ck_assert_msg(access(path, R_OK) == 0, "%s missing from the student copy", present[i]);
+    }
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dest, absent[i]);
+        ck_assert_msg(access(path, F_OK) != 0, "%s must not be in the student copy", absent[i]);
+    }
+    char *argv2[] = {(char *)make, "--no-print-directory", "-C", dest, "test", NULL};
+    ck_assert_int_eq(run_command(argv2, NULL, out, sizeof out), 2);
+    HAS("this is a student copy");
+    /* A second copy into the same place is refused. */
+    ck_assert_int_eq(run_command(argv, NULL, out, sizeof out), 2);
+    HAS("exists already");
+    char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
 }
@@ -363,8 +425,10 @@ Suite *make_grade_suite(void)
     tcase_add_test(tc, help_and_list);
     tcase_add_test(tc, usage_errors_exit_2);
     tcase_add_test(tc, not_a_library);
+    tcase_add_test(tc, config_file);
     tcase_add_test(tc, no_gpu_exits_77);
     tcase_add_test(tc, nothing_built_yet);
+    tcase_add_test(tc, student_copy);
     if (n_cpu_cases)
         tcase_add_loop_test(tc, adversarial_cpu, 0, n_cpu_cases);
     suite_add_tcase(s, tc);

@@ -73,6 +73,25 @@ START_TEST(bad_values)
 }
 END_TEST
 
+START_TEST(config_and_calibration)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "--config", "c.cfg", NULL, NULL), 0);
+    ck_assert_str_eq(o.config, "c.cfg");
+    ck_assert_double_eq(o.fraction, 0.8);
+    ck_assert_int_eq(parse(&o, err, "--calibrate", "out.cfg", NULL, NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "add --solutions"));
+    ck_assert_int_eq(parse(&o, err, "--solutions", "--calibrate", "out.cfg", "--fraction=0.7"), 0);
+    ck_assert_double_eq_tol(o.fraction, 0.7, 1e-12);
+    ck_assert_int_eq(parse(&o, err, "--fraction", "1.5", NULL, NULL), -1);
+    ck_assert_int_eq(parse(&o, err, "--fraction", "0", NULL, NULL), -1);
+    ck_assert_int_eq(parse(&o, err, "--junit", "j.xml", "--classroom", "--autolab"), 0);
+    ck_assert_str_eq(o.junit, "j.xml");
+    ck_assert(o.classroom && o.autolab);
+}
+END_TEST
+
 START_TEST(lib_needs_one_lab)
 {
     grade_options o;
@@ -104,7 +123,9 @@ START_TEST(usage_mentions_every_option)
     options_usage(f);
     fclose(f);
     const char *opts[] = {"--stage", "--seed", "--solutions", "--lib", "--reps", "--json",
-                          "--list", "--gpu-info", "--help", "--quick", "77"};
+                          "--list", "--gpu-info", "--help", "--quick", "--config", "--calibrate",
+                          "--fraction", "--junit", "--tap", "--gradescope", "--classroom",
+                          "--autolab", "--sanitize", "77"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         ck_assert_msg(strstr(buf, opts[i]), "usage lacks %s", opts[i]);
 }
@@ -118,6 +139,7 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, lab_stage_seed);
     tcase_add_test(tc, flags);
     tcase_add_test(tc, bad_values);
+    tcase_add_test(tc, config_and_calibration);
     tcase_add_test(tc, lib_needs_one_lab);
     tcase_add_test(tc, u64_parser);
     tcase_add_test(tc, usage_mentions_every_option);

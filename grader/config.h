@@ -1,0 +1,49 @@
+/* config.h: an instructor's changes to the built-in stage table, read from a
+ * small text file (./grade --config FILE), and the calibrated file that
+ * ./grade --solutions --calibrate FILE writes.
+ *
+ *     # one setting per line: lab.stage.key = value
+ *     lab1.s3.min_speedup = 0.85
+ *     lab1.s4.points_speed = 15
+ *     lab1.s2.graded = no
+ *
+ * Keys: points_correct, points_speed (whole numbers >= 0), min_speedup (a number
+ * > 0), graded (yes or no: whether the stage is graded at all). */
+#ifndef CUDA_LABS_CONFIG_H
+#define CUDA_LABS_CONFIG_H
+
+#include <stdio.h>
+
+#include "../common/devinfo.h"
+#include "lab.h"
+#include "results.h"
+
+#define CONFIG_MAX_LABS 8
+
+typedef struct stage_override {
+    int has_points_correct, points_correct;
+    int has_points_speed, points_speed;
+    int has_min_speedup;
+    double min_speedup;
+    int has_graded, graded;
+} stage_override;
+
+typedef struct grade_config {
+    stage_override o[CONFIG_MAX_LABS][LAB_MAX_STAGES]; /* by lab number - 1 */
+} grade_config;
+
+/* Reads settings from f; name is used in messages. 0 on success, else -1 with
+ * "name:LINE: what is wrong" in err. */
+int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t errn);
+
+/* The lab's stage table with the overrides applied, into stages (n_stages
+ * entries); graded[s] says whether stage s is graded. */
+void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded);
+
+/* Writes a config whose thresholds are fraction x the speedups the solutions
+ * reached in res (rounded down to 0.01), with the GPU and the measurements as
+ * comments. Stages without a measured speedup keep their built-in threshold. */
+int config_write_calibration(FILE *f, const lab_spec *const *specs, const lab_results *res,
+                             int n_labs, double fraction, const devinfo *dev);
+
+#endif

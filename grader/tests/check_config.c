@@ -1,0 +1,109 @@
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "../config.h"
+#include "tests.h"
+
+extern const lab_spec lab_transpose;
+
+static grade_config cfg;
+static char err[512];
+
+static int parse_text(const char *text)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    int rc = config_parse(f, "test.cfg", &cfg, err, sizeof err);
+    fclose(f);
+    return rc;
+}
+
+START_TEST(settings_apply)
+{
+    ck_assert_int_eq(parse_text("# a comment\n\n  lab1.s3.min_speedup = 0.9   # tighter\n"
+                                "transpose.4.points_speed=15\nlab1.s2.graded = no\n"
+                                "lab1.s1.points_correct = 5\n"),
+                     0);
+    lab_stage st[LAB_MAX_STAGES];
+    int graded[LAB_MAX_STAGES];
+    config_apply(&cfg, &lab_transpose, st, graded);
+    ck_assert_double_eq_tol(st[3].min_speedup, 0.9, 1e-12);
+    ck_assert_int_eq(st[4].points_speed, 15);
+    ck_assert_int_eq(st[1].points_correct, 5);
+    ck_assert_int_eq(graded[2], 0);
+    ck_assert_int_eq(graded[3], 1);
+    /* Untouched settings keep the built-in table. */
+    ck_assert_double_eq(st[5].min_speedup, lab_transpose.stages[5].min_speedup);
+    ck_assert_str_eq(st[5].symbol, "transpose_vectorized");
+    /* No config: the built-in table. */
+    config_apply(NULL, &lab_transpose, st, graded);
+    ck_assert_double_eq(st[3].min_speedup, lab_transpose.stages[3].min_speedup);
+    ck_assert_int_eq(graded[2], 1);
+}
+END_TEST
+
+START_TEST(errors_name_the_line)
+{
+    ck_assert_int_eq(parse_text("lab1.s3.min_speedup = 1\nlab1.s3.fast = yes\n"), -1);
+    ck_assert_str_eq(err, "test.cfg:2: unknown key 'fast' (points_correct, points_speed, "
+                          "min_speedup, graded)");
+    ck_assert_int_eq(parse_text("\n\nlab1.s3 min_speedup 1\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "test.cfg:3: expected lab.stage.key = value"));
+    ck_assert_int_eq(parse_text("lab9.s3.min_speedup = 1\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "test.cfg:1: no such lab 'lab9'"));
+    ck_assert_int_eq(parse_text("lab4.s3.min_speedup = 1\n"), -1); /* not available yet */
+    ck_assert_int_eq(parse_text("lab1.s9.graded = no\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "lab1 has stages s0 to s5, not 's9'"));
+    ck_assert_int_eq(parse_text("lab1.s3.min_speedup = fast\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "min_speedup must be a number above 0, not 'fast'"));
+    ck_assert_int_eq(parse_text("lab1.s3.min_speedup = -1\n"), -1);
+    ck_assert_int_eq(parse_text("lab1.s3.points_speed = 2.5\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "whole number of points"));
+    ck_assert_int_eq(parse_text("lab1.s3.graded = maybe\n"), -1);
+    ck_assert_int_eq(parse_text("lab1.s3.graded =\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "has no value"));
+    ck_assert_int_eq(parse_text("lab1.s1.points_speed = 5\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "no earlier stage to compare its speed with"));
+}
+END_TEST
+
+/* The calibrated file is a config the parser accepts, with fraction x the
+ * measured speedups (rounded down). */
+START_TEST(calibration_round_trip)
+{
+    static lab_results res;
+    fixture_results(&res);
+    const lab_spec *specs[] = {&lab_transpose};
+    devinfo d;
+    memset(&d, 0, sizeof d);
+    strcpy(d.name, "NVIDIA T4");
+    d.cc_major = 7;
+    d.cc_minor = 5;
+    char text[4096] = "";
+    FILE *f = fmemopen(text, sizeof text - 1, "w");
+    ck_assert_int_eq(config_write_calibration(f, specs, &res, 1, 0.8, &d), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "calibrated on NVIDIA T4 (compute capability 7.5)"));
+    ck_assert_ptr_nonnull(strstr(text, "lab1.s3.min_speedup = 2.00")); /* 0.8 x 2.50 */
+    ck_assert_ptr_nonnull(strstr(text, "lab1.s4.min_speedup = 0.83")); /* 0.8 x 1.04 = 0.832 */
+    ck_assert_ptr_nonnull(strstr(text, "# lab1.s5: no speedup measured (SKIPPED)"));
+    ck_assert_int_eq(parse_text(text), 0);
+    lab_stage st[LAB_MAX_STAGES];
+    int graded[LAB_MAX_STAGES];
+    config_apply(&cfg, &lab_transpose, st, graded);
+    ck_assert_double_eq_tol(st[3].min_speedup, 2.00, 1e-12);
+    ck_assert_double_eq_tol(st[4].min_speedup, 0.83, 1e-12);
+    ck_assert_double_eq(st[5].min_speedup, lab_transpose.stages[5].min_speedup);
+}
+END_TEST
+
+Suite *make_config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, settings_apply);
+    tcase_add_test(tc, errors_name_the_line);
+    tcase_add_test(tc, calibration_round_trip);
+    suite_add_tcase(s, tc);
+    return s;
+}
