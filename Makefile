@@ -191,6 +191,20 @@ LAB ?= 1
 sanitize: lab$(LAB)
 	./grade lab$(LAB) --sanitize $(if $(STAGE),--stage $(STAGE))
 
+# make autolab LAB=1 HANDIN=transpose.cu: Autolab's grading step. The handin
+# replaces the lab's file, the lab is built and graded, and the last line of
+# the output is Autolab's {"scores": ...}.
+HANDIN ?=
+.PHONY: autolab
+autolab:
+	@test -n "$(HANDIN)" || { echo "make: name the student's file: make autolab LAB=1 HANDIN=transpose.cu"; exit 2; }
+	@dir=$$(ls -d labs/$(LAB)-*/ 2>/dev/null | head -n 1); \
+	  test -n "$$dir" || { echo "make: lab $(LAB) is not available"; exit 2; }; \
+	  cp "$(HANDIN)" "$$dir$$(basename $${dir%/} | cut -d- -f2-).cu"
+	@mkdir -p build
+	@$(MAKE) --no-print-directory lab$(LAB) >/dev/null 2>build/autolab-build.log || { cat build/autolab-build.log; echo '{"scores": {"lab$(LAB)": 0}}'; exit 0; }
+	@./grade lab$(LAB) --autolab || true
+
 # make student-repo DEST=dir: what students get, from what is committed here:
 # the skeletons, handouts, grader and Makefile, without solutions/, the
 # repository's tests and its CI; ready to push as a template repository.
@@ -217,6 +231,7 @@ help:
 	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"
+	@echo "  make autolab LAB=N HANDIN=file   Autolab's grading step (scores line last)"
 	@echo "  make clean            remove build/ and ./grade"
 	@echo "Variables: ARCH=native (default) | all (fat binary sm_75..sm_90 + PTX) | sm_XY;"
 	@echo "           CUDA_HOME=$(CUDA_HOME)"

@@ -113,6 +113,25 @@ START_TEST(no_gpu_exits_77)
     ck_assert_ptr_null(strstr(out, "Score:"));
     ck_assert_int_eq(grade(env, "--gpu-info", NULL), 77);
     HAS("no usable GPU");
+    /* Platforms still get their results: a results.json with the reason, and
+     * Autolab's scores line last. */
+    const char *json = "/tmp/cudalabs-nogpu-results.json";
+    unlink(json);
+    ck_assert_int_eq(grade(env, "lab1", "--solutions", "--gradescope", json, "--autolab", NULL),
+                     77);
+    const char *last = strrchr(out, '{');
+    ck_assert_ptr_nonnull(last);
+    ck_assert_str_eq(last, "{\"scores\": {\"lab1\": 0}}\n");
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    char doc[8192] = "";
+    size_t k = fread(doc, 1, sizeof doc - 1, f);
+    doc[k] = '\0';
+    fclose(f);
+    unlink(json);
+    ck_assert(json_balanced(doc));
+    ck_assert_ptr_nonnull(strstr(doc, "{\"score\": 0, \"output\": \"Nothing was graded (grader exit status 77)"));
+    ck_assert_ptr_nonnull(strstr(doc, "no usable CUDA GPU"));
 }
 END_TEST
 
