@@ -116,10 +116,13 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
                                 : strcmp(a, "--tap") == 0   ? &o->tap
                                                             : &o->gradescope;
             *dest = val;
-        } else if (strcmp(a, "--config") == 0 || strcmp(a, "--calibrate") == 0) {
+        } else if (strcmp(a, "--config") == 0 || strcmp(a, "--calibrate") == 0 ||
+                   strcmp(a, "--analyze") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
-            *(strcmp(a, "--config") == 0 ? &o->config : &o->calibrate) = val;
+            *(strcmp(a, "--config") == 0      ? &o->config
+              : strcmp(a, "--calibrate") == 0 ? &o->calibrate
+                                              : &o->analyze) = val;
         } else if (strcmp(a, "--fraction") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
@@ -188,6 +191,8 @@ void options_usage(FILE *f)
           "  --calibrate FILE  with --solutions: write a config whose thresholds are a\n"
           "                    fraction of the speedups measured on this GPU\n"
           "  --fraction X      that fraction, 0 < X <= 1 (default 0.8)\n"
+          "  --analyze DIR     summarise a class's --json results in DIR (grader/batch\n"
+          "                    writes them): passes, speedups, implausible timings\n"
           "  --list            list the labs, their stages, points and thresholds\n"
           "  --gpu-info        show the GPU the grader would use, then stop\n"
           "  -h, --help        this text\n"

@@ -26,6 +26,7 @@ typedef struct grade_options {
     const char *gradescope; /* Gradescope results.json */
     int classroom;      /* GitHub Classroom reporter payload ($GITHUB_OUTPUT or stdout) */
     const char *config;    /* points and thresholds that replace the built-in ones */
+    const char *analyze;   /* summarise a folder of --json results, then stop */
     const char *calibrate; /* with --solutions: write calibrated thresholds here */
     double fraction;       /* of the measured speedups, for --calibrate */
     int autolab;        /* Autolab's scores line, last */

@@ -23,6 +23,7 @@ int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipp
 
 Suite *make_formats_suite(void);
 Suite *make_config_suite(void);
+Suite *make_analytics_suite(void);
 /* A made-up lab 1 run: stages 0, 1 correct; 3 correct and fast; 4 correct and
  * too slow; 5 wrong, its speed skipped. 40 of 70 points. */
 void fixture_results(lab_results *r);

@@ -1,0 +1,275 @@
+/* analytics.c: a class's results, read back from the --json files of a batch
+ * (grader/batch writes one per student): per lab and stage, how many passed,
+ * the median speedup and its spread, a histogram, and the timings that look
+ * implausible and deserve a look by hand. */
+#define _GNU_SOURCE
+#include "analytics.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/stats.h"
+#include "json.h"
+#include "lab.h"
+
+#define MAX_LABS 8
+#define MAX_STUDENTS 4096
+
+typedef struct stage_stats {
+    char title[80];
+    int seen, correct_graded, correct_pass, speed_graded, speed_pass;
+    double *speedups;
+    char **who; /* the student of each speedup */
+    int n_speedups;
+} stage_stats;
+
+typedef struct class_stats {
+    char lab_name[32], unit[16], ceiling[40];
+    int students;
+    stage_stats st[LAB_MAX_STAGES];
+} class_stats;
+
+/* Speedup histogram buckets (upper edges). */
+static const double edges[] = {0.5, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0, INFINITY};
+#define N_EDGES ((int)(sizeof edges / sizeof edges[0]))
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (text) {
+        size_t got = fread(text, 1, (size_t)size, f);
+        text[got] = '\0';
+    }
+    fclose(f);
+    return text;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_speedup(stage_stats *s, double v, const char *student)
+{
+    double *more = realloc(s->speedups, (size_t)(s->n_speedups + 1) * sizeof *more);
+    if (!more)
+        return;
+    s->speedups = more;
+    char **names = realloc(s->who, (size_t)(s->n_speedups + 1) * sizeof *names);
+    if (!names)
+        return;
+    s->who = names;
+    s->who[s->n_speedups] = strdup(student);
+    s->speedups[s->n_speedups++] = v;
+}
+
+/* One student's file: counts into stats; notes what looks implausible. */
+static void take_file(const json *doc, const char *student, class_stats *labs, FILE *flags,
+                      int *n_flags)
+{
+    const json *arr = json_get(doc, "labs");
+    for (int l = 0; arr && arr->type == JSON_ARRAY && l < arr->n; l++) {
+        const json *lab = &arr->items[l];
+        int number = (int)json_number(json_get(lab, "lab"), 0);
+        if (number < 1 || number > MAX_LABS)
+            continue;
+        class_stats *c = &labs[number - 1];
+        c->students++;
+        snprintf(c->lab_name, sizeof c->lab_name, "%s", json_string(json_get(lab, "name"), "?"));
+        snprintf(c->unit, sizeof c->unit, "%s", json_string(json_get(lab, "unit"), ""));
+        snprintf(c->ceiling, sizeof c->ceiling, "%s", json_string(json_get(lab, "ceiling"), "the ceiling"));
+        const json *stages = json_get(lab, "stages");
+        for (int k = 0; stages && stages->type == JSON_ARRAY && k < stages->n; k++) {
+            const json *st = &stages->items[k];
+            int s = (int)json_number(json_get(st, "stage"), -1);
+            if (s < 0 || s >= LAB_MAX_STAGES)
+                continue;
+            stage_stats *ss = &c->st[s];
+            ss->seen++;
+            snprintf(ss->title, sizeof ss->title, "%s", json_string(json_get(st, "title"), ""));
+            const json *corr = json_get(st, "correctness"), *speed = json_get(st, "speed");
+            if (corr) {
+                ss->correct_graded++;
+                ss->correct_pass += strcmp(json_string(json_get(corr, "verdict"), ""), "PASS") == 0;
+            }
+            const json *timed = NULL;
+            if (speed) {
+                ss->speed_graded++;
+                const char *v = json_string(json_get(speed, "verdict"), "");
+                ss->speed_pass += strcmp(v, "PASS") == 0;
+                if (strcmp(v, "IMPOSSIBLE") == 0 || strcmp(v, "TIMING ANOMALY") == 0) {
+                    fprintf(flags, "  %s, lab %d stage %d: the grader said %s\n", student, number,
+                            s, v);
+                    (*n_flags)++;
+                }
+                timed = json_get(speed, "timing");
+                double sp = json_number(json_get(timed, "speedup"), NAN);
+                if (timed && isfinite(sp) && sp > 0)
+                    add_speedup(ss, sp, student);
+            }
+            if (!timed && corr)
+                timed = json_get(corr, "timing");
+            double pct = json_number(json_get(timed, "pct_ceiling"), NAN);
+            /* As the grader's own IMPOSSIBLE rule: 10% above the ceiling is noise no more. */
+            if (timed && isfinite(pct) && pct > 110.0) {
+                fprintf(flags, "  %s, lab %d stage %d: %.0f %s is %.0f%% of %s measured in the same run\n",
+                        student, number, s, json_number(json_get(timed, "throughput"), 0), c->unit,
+                        pct, c->ceiling);
+                (*n_flags)++;
+            }
+        }
+    }
+}
+
+int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errn, "cannot open the folder %s", dir);
+        return -1;
+    }
+    char **names = NULL;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_STUDENTS) {
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char **more = realloc(names, (size_t)(n + 1) * sizeof *more);
+        if (!more)
+            break;
+        names = more;
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+
+    static class_stats labs[MAX_LABS];
+    memset(labs, 0, sizeof labs);
+    char *flag_text = NULL, *bad_text = NULL;
+    size_t flag_len = 0, bad_len = 0;
+    FILE *flags = open_memstream(&flag_text, &flag_len);
+    FILE *bad = open_memstream(&bad_text, &bad_len);
+    int n_flags = 0, n_bad = 0, n_read = 0;
+    for (int i = 0; i < n; i++) {
+        char path[4096], why[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *text = read_file(path);
+        json *doc = text ? json_parse(text, why, sizeof why) : NULL;
+        if (!doc) {
+            fprintf(bad, "  %s: %s\n", names[i], text ? why : "cannot be read");
+            n_bad++;
+        } else {
+            names[i][strlen(names[i]) - 5] = '\0'; /* the student */
+            take_file(doc, names[i], labs, flags, &n_flags);
+            n_read++;
+        }
+        json_free(doc);
+        free(text);
+    }
+    fclose(flags);
+    fclose(bad);
+
+    fprintf(out, "Class analytics: %d result file%s read from %s", n_read, n_read == 1 ? "" : "s",
+            dir);
+    fprintf(out, n_bad ? ", %d could not be:\n%s" : "\n", n_bad, bad_text);
+    for (int l = 0; l < MAX_LABS; l++) {
+        class_stats *c = &labs[l];
+        if (!c->students)
+            continue;
+        fprintf(out, "\nlab %d (%s), %d student%s\n", l + 1, c->lab_name, c->students,
+                c->students == 1 ? "" : "s");
+        fprintf(out, "  %-2s %-34s %-12s %-12s %s\n", "#", "stage", "correct", "fast enough",
+                "speedup: median (p10-p90)");
+        for (int s = 0; s < LAB_MAX_STAGES; s++) {
+            stage_stats *ss = &c->st[s];
+            if (!ss->seen)
+                continue;
+            char corr[32] = "-", fast[32] = "-", sp[64] = "-";
+            if (ss->correct_graded)
+                snprintf(corr, sizeof corr, "%d/%d", ss->correct_pass, ss->correct_graded);
+            if (ss->speed_graded)
+                snprintf(fast, sizeof fast, "%d/%d", ss->speed_pass, ss->speed_graded);
+            if (ss->n_speedups)
+                snprintf(sp, sizeof sp, "%.2fx (%.2f-%.2f)",
+                         stats_median(ss->speedups, (size_t)ss->n_speedups),
+                         stats_quantile(ss->speedups, (size_t)ss->n_speedups, 0.1),
+                         stats_quantile(ss->speedups, (size_t)ss->n_speedups, 0.9));
+            fprintf(out, "  %-2d %-34s %-12s %-12s %s\n", s, ss->title, corr, fast, sp);
+            if (ss->n_speedups < 2)
+                continue;
+            /* A histogram of the speedups, and outliers far above the class. */
+            int count[N_EDGES] = {0};
+            for (int i = 0; i < ss->n_speedups; i++) {
+                int b = 0;
+                while (b < N_EDGES - 1 && ss->speedups[i] >= edges[b])
+                    b++;
+                count[b]++;
+            }
+            for (int b = 0; b < N_EDGES; b++) {
+                if (!count[b])
+                    continue;
+                char range[32];
+                if (b == 0)
+                    snprintf(range, sizeof range, "below %.1fx", edges[0]);
+                else if (isinf(edges[b]))
+                    snprintf(range, sizeof range, "%.1fx and up", edges[b - 1]);
+                else
+                    snprintf(range, sizeof range, "%.1f-%.1fx", edges[b - 1], edges[b]);
+                fprintf(out, "       %14s | ", range);
+                for (int k = 0; k < count[b] && k < 60; k++)
+                    fputc('#', out);
+                fprintf(out, " %d\n", count[b]);
+            }
+        }
+    }
+    /* Speedups far above the rest of the class join the grader's own flags. */
+    char *outliers = NULL;
+    size_t outliers_len = 0;
+    FILE *o = open_memstream(&outliers, &outliers_len);
+    for (int l = 0; l < MAX_LABS; l++)
+        for (int s = 0; s < LAB_MAX_STAGES; s++) {
+            stage_stats *ss = &labs[l].st[s];
+            if (ss->n_speedups < 3)
+                continue;
+            double median = stats_median(ss->speedups, (size_t)ss->n_speedups);
+            for (int i = 0; i < ss->n_speedups; i++)
+                if (median > 0 && ss->speedups[i] > 3 * median) {
+                    fprintf(o, "  %s, lab %d stage %d: %.2fx, over 3 times the class median (%.2fx)\n",
+                            ss->who[i], l + 1, s, ss->speedups[i], median);
+                    n_flags++;
+                }
+        }
+    fclose(o);
+    if (n_flags)
+        fprintf(out, "\nImplausible timings, to check by hand (%d):\n%s%s", n_flags,
+                flag_text ? flag_text : "", outliers ? outliers : "");
+    else
+        fprintf(out, "\nImplausible timings: none.\n");
+    free(outliers);
+    for (int l = 0; l < MAX_LABS; l++)
+        for (int s = 0; s < LAB_MAX_STAGES; s++) {
+            for (int i = 0; i < labs[l].st[s].n_speedups; i++)
+                free(labs[l].st[s].who[i]);
+            free(labs[l].st[s].who);
+            free(labs[l].st[s].speedups);
+        }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(flag_text);
+    free(bad_text);
+    if (n_read == 0) {
+        snprintf(err, errn, "no result file could be read in %s", dir);
+        return -1;
+    }
+    return 0;
+}
