@@ -28,6 +28,14 @@ int format_classroom(FILE *f, const run_summary *r);
 /* {"scores": {"lab1": 80}}: Autolab reads the last line of the output. */
 int format_autolab(FILE *f, const run_summary *r);
 
+/* Appends result=<base64 of format_classroom> to $GITHUB_OUTPUT, or prints it
+ * when that is unset: the step output the reporter reads. 0 on success. */
+int format_classroom_output(const run_summary *r);
+/* A Gradescope results.json with no tests, for a run that never graded: the
+ * messages it printed (said), its exit status, and the end of the build log
+ * named by $GRADE_BUILD_LOG. */
+void format_gradescope_fallback(const char *path, int rc, const char *said);
+
 /* Standard base64 of n bytes into out (4 * ceil(n / 3) + 1 bytes); returns out. */
 char *format_base64(const unsigned char *in, size_t n, char *out);
 /* XML text escaping into buf; returns buf. */

@@ -22,7 +22,7 @@
 #include "options.h"
 #include "policy.h"
 #include "probe.h"
-#include "proc.h"
+#include "sanitize.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -243,156 +243,6 @@ static void live_line(const grade_run *run, int stage)
     fflush(stdout);
 }
 
-/* ---- --sanitize: each stage at the small sizes under each sanitizer tool ---- */
-
-#ifndef CUDA_LABS_CUDA_HOME
-#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
-#endif
-#define SANITIZER_FOUND 86 /* compute-sanitizer's exit status when it reported errors */
-#define SANITIZER_OUT (512 * 1024)
-
-static int find_sanitizer(char *path, size_t n)
-{
-    snprintf(path, n, "%s/bin/compute-sanitizer", CUDA_LABS_CUDA_HOME);
-    if (access(path, X_OK) == 0)
-        return 0;
-    const char *env = getenv("PATH");
-    char dirs[4096];
-    snprintf(dirs, sizeof dirs, "%s", env ? env : "");
-    char *save = NULL;
-    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        snprintf(path, n, "%s/compute-sanitizer", d);
-        if (access(path, X_OK) == 0)
-            return 0;
-    }
-    return -1;
-}
-
-/* Prints the sanitizer's first error report: its "=========" lines after the
- * banner, up to the next empty one, at most 30 lines. */
-static void print_first_report(const char *out)
-{
-    int lines = 0, started = 0;
-    char line[1024];
-    for (const char *p = out; *p && lines < 30;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        p = nl ? nl + 1 : p + len;
-        if (strncmp(line, "=========", 9) != 0 || strstr(line, "COMPUTE-SANITIZER"))
-            continue;
-        if (strspn(line + 9, " ") == strlen(line + 9)) { /* an empty report line */
-            if (started)
-                break;
-            continue;
-        }
-        printf("      %s\n", line);
-        started = 1;
-        lines++;
-    }
-}
-
-static int sanitize(const grade_options *o, const lab_spec *spec, const char *lib, uint64_t seed)
-{
-    static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
-    char tool_path[PATH_MAX], self[PATH_MAX];
-    if (find_sanitizer(tool_path, sizeof tool_path) != 0) {
-        say(stderr, "grade: compute-sanitizer not found (it comes with the CUDA Toolkit, "
-                        "in %s/bin).\n", CUDA_LABS_CUDA_HOME);
-        return EXIT_USAGE;
-    }
-    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k <= 0)
-        return EXIT_FAILED;
-    self[k] = '\0';
-    printf("\nlab %d (%s) under compute-sanitizer: %s\n  each stage at its small sizes, "
-           "nothing timed\n",
-           spec->number, spec->name, lib);
-    static char out[SANITIZER_OUT];
-    int findings = 0, runs = 0;
-    for (int s = 0; s < spec->n_stages; s++) {
-        if (o->stage >= 0 && o->stage != s)
-            continue;
-        printf("  stage %d  %-34s", s, spec->stages[s].title);
-        fflush(stdout);
-        static char reports[4][SANITIZER_OUT / 8];
-        int found[4] = {0};
-        for (int t = 0; t < 4; t++) {
-            char lab[16], stage[16], seed_text[32];
-            snprintf(lab, sizeof lab, "lab%d", spec->number);
-            snprintf(stage, sizeof stage, "%d", s);
-            snprintf(seed_text, sizeof seed_text, "0x%llx", (unsigned long long)seed);
-            char *argv[] = {tool_path, "--tool", (char *)tools[t], "--target-processes", "all",
-                            "--error-exitcode", "86", "--print-limit", "3", self, lab, "--lib",
-                            (char *)lib, "--stage", stage, "--seed", seed_text,
-                            "--under-sanitizer", NULL};
-            const char *env[] = {"CK_TIMEOUT_MULTIPLIER=20", NULL};
-            int rc = run_command(argv, env, out, sizeof out);
-            runs++;
-            const char *verdict = "clean";
-            if (rc == SANITIZER_FOUND) {
-                verdict = "FOUND";
-                found[t] = 1;
-                findings++;
-                size_t len = strnlen(out, sizeof reports[t] - 1);
-                memcpy(reports[t], out, len);
-                reports[t][len] = '\0';
-            } else if (rc == EXIT_NO_GPU) {
-                verdict = "no GPU";
-            } else if (rc != 0) {
-                verdict = strstr(out, "NOT IMPLEMENTED") ? "not written" : "stage fails";
-            }
-            printf("  %s %s", tools[t], verdict);
-            fflush(stdout);
-        }
-        printf("\n");
-        for (int t = 0; t < 4; t++)
-            if (found[t]) {
-                printf("    %s, first report for stage %d (%s):\n", tools[t], s,
-                       spec->stages[s].title);
-                print_first_report(reports[t]);
-            }
-    }
-    printf("\n%d sanitizer run%s, %d with findings. \"stage fails\": the stage fails its own "
-           "checks (./grade --stage N says why); \"not written\": still LAB_TODO.\n",
-           runs, runs == 1 ? "" : "s", findings);
-    return findings ? EXIT_FAILED : EXIT_ALL_PASSED;
-}
-
-/* GitHub Classroom: the reporter reads a base64 JSON payload from a step
- * output named "result". */
-static int write_classroom(const run_summary *summary)
-{
-    char *json = NULL, *b64 = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&json, &len);
-    if (!mem || format_classroom(mem, summary) != 0 || fclose(mem) != 0) {
-        say(stderr, "grade: cannot build the Classroom payload\n");
-        free(json);
-        return -1;
-    }
-    b64 = malloc(4 * (len / 3 + 1) + 1);
-    if (!b64) {
-        free(json);
-        return -1;
-    }
-    format_base64((const unsigned char *)json, len, b64);
-    const char *path = getenv("GITHUB_OUTPUT");
-    FILE *f = path && *path ? fopen(path, "a") : stdout;
-    int rc = 0;
-    if (!f) {
-        say(stderr, "grade: cannot append to %s: %s\n", path, strerror(errno));
-        rc = -1;
-    } else {
-        fprintf(f, "result=%s\n", b64);
-        if (f != stdout)
-            fclose(f);
-    }
-    free(json);
-    free(b64);
-    return rc;
-}
-
 static int grade_main(int argc, char **argv)
 {
     grade_options o;
@@ -563,9 +413,9 @@ static int grade_main(int argc, char **argv)
                (unsigned long long)o.seed);
         int worst = EXIT_ALL_PASSED;
         for (int i = 0; i < n; i++) {
-            int rc = sanitize(&o, specs[i], libs[i], o.seed);
-            if (rc != EXIT_ALL_PASSED)
-                worst = rc;
+            int rc = sanitize_lab(specs[i], libs[i], o.stage, o.seed);
+            if (rc != 0)
+                worst = rc == SANITIZE_NO_TOOL ? EXIT_USAGE : EXIT_FAILED;
         }
         return worst;
     }
@@ -657,7 +507,7 @@ static int grade_main(int argc, char **argv)
         if (f)
             fclose(f);
     }
-    if (o.classroom && write_classroom(&summary) != 0)
+    if (o.classroom && format_classroom_output(&summary) != 0)
         failed++;
     if (o.calibrate) {
         FILE *f = fopen(o.calibrate, "w");
@@ -691,39 +541,11 @@ static int grade_main(int argc, char **argv)
     return failed == 0 && ck_failed == 0 ? EXIT_ALL_PASSED : EXIT_FAILED;
 }
 
-/* A results.json with no tests, when grading never started: what the grader
- * said, and the end of the build log if the platform script names one. */
-static void write_gradescope_fallback(const char *path, int rc)
-{
-    char text[8192];
-    int k = snprintf(text, sizeof text, "Nothing was graded (grader exit status %d).\n%s", rc,
-                     said);
-    const char *log = getenv("GRADE_BUILD_LOG");
-    FILE *b = log && *log ? fopen(log, "r") : NULL;
-    if (b && k > 0 && (size_t)k < sizeof text) {
-        fseek(b, 0, SEEK_END);
-        long size = ftell(b);
-        fseek(b, size > 3000 ? size - 3000 : 0, SEEK_SET);
-        k += snprintf(text + k, sizeof text - (size_t)k, "\nThe end of the build log:\n");
-        size_t got = fread(text + k, 1, sizeof text - (size_t)k - 1, b);
-        text[(size_t)k + got] = '\0';
-    }
-    if (b)
-        fclose(b);
-    static char esc[2 * sizeof text];
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fprintf(f, "{\"score\": 0, \"output\": \"%s\", \"visibility\": \"visible\", \"tests\": []}\n",
-            report_json_escape(text, esc, sizeof esc));
-    fclose(f);
-}
-
 int main(int argc, char **argv)
 {
     int rc = grade_main(argc, argv);
     if (gradescope_path && !gradescope_written)
-        write_gradescope_fallback(gradescope_path, rc);
+        format_gradescope_fallback(gradescope_path, rc, said);
     if (autolab_wanted && !autolab_written) /* Autolab reads the last line, always */
         printf("%s\n", autolab_zeros);
     return rc;
