@@ -125,12 +125,8 @@ START_TEST(no_gpu_exits_77)
     const char *last = strrchr(out, '\n');
     ck_assert_ptr_nonnull(last);
     ck_assert_str_eq(last + 1, "{\"scores\": {\"lab1\": 0}}"); /* the very last line */
-    FILE *f = fopen(json, "r");
-    ck_assert_ptr_nonnull(f);
-    char doc[8192] = "";
-    size_t k = fread(doc, 1, sizeof doc - 1, f);
-    doc[k] = '\0';
-    fclose(f);
+    char doc[8192];
+    ck_assert_int_eq(read_text(json, doc, sizeof doc), 0);
     unlink(json);
     ck_assert(json_balanced(doc));
     ck_assert_ptr_nonnull(strstr(doc, "{\"score\": 0, \"output\": \"Nothing was graded (grader exit status 77)"));
@@ -224,12 +220,8 @@ START_TEST(batch_survives_bad_submissions)
     HAS("seed 0x5 for every student");
     char book[400];
     snprintf(book, sizeof book, "%s/gradebook.csv", res);
-    FILE *f = fopen(book, "r");
-    ck_assert_ptr_nonnull(f);
-    char text[4096] = "";
-    size_t k = fread(text, 1, sizeof text - 1, f);
-    text[k] = '\0';
-    fclose(f);
+    char text[4096];
+    ck_assert_int_eq(read_text(book, text, sizeof text), 0);
     ck_assert_ptr_nonnull(strstr(text, "student,lab,score,max_score,status\n"));
     ck_assert_ptr_nonnull(strstr(text, "bob,lab1,0,,build failed\n"));
     ck_assert_ptr_nonnull(strstr(text, "carol,lab1,0,,no lab file\n"));
@@ -389,12 +381,8 @@ static void run_case(const adv_case *c)
                   "%s: the grader complained:\n%s", c->name, out);
     if (c->n_expect == 0)
         return;
-    FILE *f = fopen(json, "r");
-    ck_assert_msg(f != NULL, "%s: no JSON written:\n%s", c->name, out);
     static char doc[OUT_MAX];
-    size_t k = fread(doc, 1, sizeof doc - 1, f);
-    doc[k] = '\0';
-    fclose(f);
+    ck_assert_msg(read_text(json, doc, sizeof doc) == 0, "%s: no JSON written:\n%s", c->name, out);
     unlink(json);
     for (int i = 0; i < c->n_expect; i++) {
         char v[64];
@@ -446,12 +434,8 @@ START_TEST(skeleton_fails_cleanly)
     HAS("Score: 0/");
     ck_assert_ptr_null(strstr(out, "TIMEOUT"));
     ck_assert_ptr_null(strstr(out, "CRASH"));
-    FILE *f = fopen(json, "r");
-    ck_assert_ptr_nonnull(f);
     static char doc[OUT_MAX];
-    size_t k = fread(doc, 1, sizeof doc - 1, f);
-    doc[k] = '\0';
-    fclose(f);
+    ck_assert_int_eq(read_text(json, doc, sizeof doc), 0);
     char v[64];
     json_verdict(doc, 0, "correctness", v, sizeof v);
     ck_assert_str_eq(v, "PASS"); /* the given copy kernel works as shipped */

@@ -1,4 +1,5 @@
 /* fixtures.c: results made by hand, shared by the report and format tests. */
+#include <stdio.h>
 #include <string.h>
 
 #include "tests.h"
@@ -63,4 +64,15 @@ int json_balanced(const char *s)
             return 0;
     }
     return depth == 0 && !in_str;
+}
+
+int read_text(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f || n == 0)
+        return -1;
+    size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+    return 0;
 }
