@@ -22,6 +22,7 @@ typedef struct lab_stage {
     double min_speedup;  /* over the faster of the base stages */
     int base[LAB_MAX_BASES]; /* stage numbers it must beat, -1 = none */
     int given;           /* complete in the skeleton (a yardstick), not the student's work */
+    const char *hint;    /* the likely cause when the stage is correct but too slow */
 } lab_stage;
 
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */

@@ -121,6 +121,9 @@ void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint
             }
             fprintf(f, "  - stage %d (%s), %s: %s\n      %s\n", s, spec->stages[s].title,
                     k == TEST_CORRECT ? "correctness" : "speed", verdict_name(t->v), t->msg);
+            char hint[1024];
+            if (report_hint(hint, sizeof hint, spec, res, s, k))
+                fprintf(f, "      hint: %s\n", hint);
             if (t->v == V_TODO) {
                 first_todo = s;
                 continue; /* nothing to replay */
@@ -132,6 +135,27 @@ void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint
     if (todo_rest[0])
         fprintf(f, "  - stage%s %s: not implemented yet either; one stage at a time.\n",
                 strchr(todo_rest, ',') ? "s" : "", todo_rest);
+}
+
+int report_hint(char *buf, size_t n, const lab_spec *spec, const lab_results *res, int stage,
+                int kind)
+{
+    const test_record *t = rec(res, stage, kind);
+    const lab_stage *st = &spec->stages[stage];
+    buf[0] = '\0';
+    if (kind != TEST_PERF || t->v != V_SLOW || !st->hint)
+        return 0;
+    /* What was measured decides how the hint starts. */
+    const char *lead;
+    if (t->speedup < 1.0)
+        lead = "This stage is slower than the one it must beat. ";
+    else if (t->pct_ceiling >= 80.0)
+        lead = "This stage is already near the ceiling; the stage before it is fast too, so the "
+               "gain left is small. ";
+    else
+        lead = "";
+    snprintf(buf, n, "%s%s", lead, st->hint);
+    return 1;
 }
 
 void report_score(const lab_spec *spec, const lab_results *res, int *got, int *max)

@@ -24,6 +24,11 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res);
 void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint64_t seed,
                      int solutions, const char *lib);
 
+/* The likely cause of a missed speedup, for that lab and stage, from what was
+ * measured; 1 when there is a hint (in buf). */
+int report_hint(char *buf, size_t n, const lab_spec *spec, const lab_results *res, int stage,
+                int kind);
+
 /* Points earned and available in tests that ran. */
 void report_score(const lab_spec *spec, const lab_results *res, int *got, int *max);
 

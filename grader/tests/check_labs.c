@@ -56,6 +56,7 @@ START_TEST(stage_table_is_sound)
             ck_assert_str_ne(st->symbol, l->stages[t].symbol);
         if (st->points_speed > 0) {
             ck_assert(st->min_speedup > 0.5);
+            ck_assert_msg(st->hint && strlen(st->hint) > 40, "stage %d has no hint", s);
             ck_assert(st->base[0] >= 0 && st->base[0] < s);
             ck_assert(st->base[1] < s);
         } else {

@@ -69,6 +69,7 @@ START_TEST(failures_carry_replay)
     ck_assert_ptr_nonnull(strstr(buf, "12 of 2145"));
     ck_assert_ptr_nonnull(strstr(buf, "replay: ./grade lab1 --stage 5 --seed 0x99"));
     ck_assert_ptr_nonnull(strstr(buf, "stage 4 (padded tile (no bank conflicts)), speed: TOO SLOW"));
+    ck_assert_ptr_nonnull(strstr(buf, "hint: Padding removes the conflict only where a warp reads a column"));
     ck_assert_ptr_null(strstr(buf, "stage 3 ("));
 }
 END_TEST
@@ -99,6 +100,24 @@ START_TEST(failures_of_a_skeleton_are_short)
     ck_assert_ptr_null(strstr(buf, "SKIPPED"));
     ck_assert_ptr_null(strstr(buf, "replay"));
     ck_assert_ptr_null(strstr(buf, "stage 2 ("));
+}
+END_TEST
+
+/* Hints come from the stage and from what was measured. */
+START_TEST(hints)
+{
+    fill();
+    char h[1024];
+    ck_assert_int_eq(report_hint(h, sizeof h, &lab_transpose, &res, 4, TEST_PERF), 1);
+    ck_assert_ptr_nonnull(strstr(h, "float tile[32][33]"));
+    ck_assert_ptr_null(strstr(h, "slower than the one it must beat"));
+    res.t[4][TEST_PERF].speedup = 0.9;
+    report_hint(h, sizeof h, &lab_transpose, &res, 4, TEST_PERF);
+    ck_assert(strncmp(h, "This stage is slower than the one it must beat.", 47) == 0);
+    /* No hint for a pass, a correctness failure, or a stage without one. */
+    ck_assert_int_eq(report_hint(h, sizeof h, &lab_transpose, &res, 3, TEST_PERF), 0);
+    ck_assert_int_eq(report_hint(h, sizeof h, &lab_transpose, &res, 5, TEST_CORRECT), 0);
+    ck_assert_str_eq(h, "");
 }
 END_TEST
 
@@ -159,6 +178,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, table_rows);
     tcase_add_test(tc, failures_carry_replay);
     tcase_add_test(tc, failures_of_a_skeleton_are_short);
+    tcase_add_test(tc, hints);
     tcase_add_test(tc, live_lines);
     tcase_add_test(tc, json_document);
     tcase_add_test(tc, json_escape);
