@@ -45,6 +45,10 @@ typedef struct lab_spec {
     const char *unit;         /* "GB/s" */
     const char *ceiling_name; /* "cudaMemcpy D2D" */
     const struct policy_rule *forbidden_calls; /* lab-specific rules for policy_check, or NULL */
+    /* The reference solution's throughput per stage on one GPU (charts mark it
+     * when grading on that GPU); NULL when not measured. */
+    const char *reference_gpu;
+    const double *reference_throughput;
     double timeout_correct_s; /* per stage, all sizes */
     double timeout_perf_s;
     /* Host side, no CUDA. */

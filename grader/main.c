@@ -11,13 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/rng.h"
 #include "analytics.h"
+#include "chart.h"
 #include "config.h"
 #include "elfsym.h"
 #include "formats.h"
+#include "html.h"
+#include "load.h"
 #include "lab.h"
 #include "options.h"
 #include "policy.h"
@@ -243,6 +247,115 @@ static void live_line(const grade_run *run, int stage)
     fflush(stdout);
 }
 
+/* Every output file asked for on the command line, from one run's results
+ * (graded now, or loaded with --from); returns how many could not be written. */
+static int write_outputs(const grade_options *o, const run_summary *summary,
+                         const char *const *lib_names)
+{
+    int failed = 0;
+    if (o->json) {
+        FILE *f = fopen(o->json, "w");
+        if (!f || report_json(f, summary->specs, summary->res, summary->n_labs, summary->dev,
+                              summary->seed, lib_names) != 0) {
+            say(stderr, "grade: cannot write %s: %s\n", o->json, strerror(errno));
+            failed++;
+        }
+        if (f)
+            fclose(f);
+    }
+    gradescope_written = o->gradescope != NULL;
+    const struct {
+        const char *path;
+        int (*write)(FILE *, const run_summary *);
+    } files[] = {{o->junit, format_junit},
+                 {o->tap, format_tap},
+                 {o->gradescope, format_gradescope},
+                 {o->html, report_html}};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        if (!files[k].path)
+            continue;
+        FILE *f = fopen(files[k].path, "w");
+        if (!f || files[k].write(f, summary) != 0) {
+            say(stderr, "grade: cannot write %s: %s\n", files[k].path, strerror(errno));
+            failed++;
+        }
+        if (f)
+            fclose(f);
+    }
+    for (int l = 0; o->plot && l < summary->n_labs; l++) {
+        char path[PATH_MAX];
+        mkdir(o->plot, 0755);
+        snprintf(path, sizeof path, "%s/lab%d-%s.svg", o->plot, summary->specs[l]->number,
+                 summary->specs[l]->name);
+        FILE *f = fopen(path, "w");
+        if (!f || chart_svg(f, summary->specs[l], &summary->res[l], summary->dev) != 0) {
+            say(stderr, "grade: cannot write %s: %s\n", path, strerror(errno));
+            failed++;
+        } else {
+            printf("chart: %s\n", path);
+        }
+        if (f)
+            fclose(f);
+    }
+    if (o->classroom && format_classroom_output(summary) != 0)
+        failed++;
+    if (o->calibrate) {
+        FILE *f = fopen(o->calibrate, "w");
+        if (!f || config_write_calibration(f, summary->specs, summary->res, summary->n_labs,
+                                           o->fraction, summary->dev) != 0) {
+            say(stderr, "grade: cannot write %s: %s\n", o->calibrate, strerror(errno));
+            failed++;
+        } else {
+            printf("\nCalibrated thresholds (%.2f x the measured speedups) written to %s; grade "
+                   "with --config %s.\n",
+                   o->fraction, o->calibrate, o->calibrate);
+        }
+        if (f)
+            fclose(f);
+    }
+    return failed;
+}
+
+/* --from FILE: a run read back from its JSON, reported again; no GPU. */
+static int replay_from(const grade_options *o, const grade_config *cfg)
+{
+    static const lab_spec *loaded[OPT_MAX_LABS];
+    static lab_results res[OPT_MAX_LABS];
+    int n = 0;
+    devinfo dev;
+    uint64_t seed = 0;
+    char err[512];
+    if (results_load(o->from, loaded, res, OPT_MAX_LABS, &n, &dev, &seed, err, sizeof err) != 0) {
+        say(stderr, "grade: %s\n", err);
+        return EXIT_USAGE;
+    }
+    const lab_spec *specs[OPT_MAX_LABS];
+    const char *libs[OPT_MAX_LABS];
+    int got_all = 0, max_all = 0, failed = 0;
+    printf("Results of %s (GPU: %s, seed 0x%llx)\n", o->from, dev.name,
+           (unsigned long long)seed);
+    for (int i = 0; i < n; i++) {
+        specs[i] = with_config(loaded[i], cfg);
+        libs[i] = "";
+        printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
+        report_table(stdout, specs[i], &res[i]);
+        report_failures(stdout, specs[i], &res[i], seed, 0, NULL);
+        int g, m;
+        report_score(specs[i], &res[i], &g, &m);
+        got_all += g;
+        max_all += m;
+        failed += report_failed_tests(specs[i], &res[i]);
+    }
+    run_summary summary = {specs, res, n, &dev, seed};
+    failed += write_outputs(o, &summary, libs);
+    printf("Score: %d/%d\n", got_all, max_all);
+    if (o->autolab) {
+        format_autolab(stdout, &summary);
+        autolab_written = 1;
+    }
+    return failed ? EXIT_FAILED : EXIT_ALL_PASSED;
+}
+
 static int grade_main(int argc, char **argv)
 {
     grade_options o;
@@ -283,6 +396,8 @@ static int grade_main(int argc, char **argv)
         list_labs(cfg);
         return EXIT_ALL_PASSED;
     }
+    if (o.from)
+        return replay_from(&o, cfg);
     char root[PATH_MAX];
     find_root(root, sizeof root);
 
@@ -482,46 +597,7 @@ static int grade_main(int argc, char **argv)
         failed += report_failed_tests(specs[i], &res[i]);
     }
     run_summary summary = {specs, res, n, &dev, o.seed};
-    if (o.json) {
-        FILE *f = fopen(o.json, "w");
-        if (!f || report_json(f, specs, res, n, &dev, o.seed, lib_names) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", o.json, strerror(errno));
-            failed++;
-        }
-        if (f)
-            fclose(f);
-    }
-    gradescope_written = o.gradescope != NULL;
-    const struct {
-        const char *path;
-        int (*write)(FILE *, const run_summary *);
-    } files[] = {{o.junit, format_junit}, {o.tap, format_tap}, {o.gradescope, format_gradescope}};
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        if (!files[k].path)
-            continue;
-        FILE *f = fopen(files[k].path, "w");
-        if (!f || files[k].write(f, &summary) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", files[k].path, strerror(errno));
-            failed++;
-        }
-        if (f)
-            fclose(f);
-    }
-    if (o.classroom && format_classroom_output(&summary) != 0)
-        failed++;
-    if (o.calibrate) {
-        FILE *f = fopen(o.calibrate, "w");
-        if (!f || config_write_calibration(f, specs, res, n, o.fraction, &dev) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", o.calibrate, strerror(errno));
-            failed++;
-        } else {
-            printf("\nCalibrated thresholds (%.2f x the measured speedups) written to %s; grade "
-                   "with --config %s.\n",
-                   o.fraction, o.calibrate, o.calibrate);
-        }
-        if (f)
-            fclose(f);
-    }
+    failed += write_outputs(&o, &summary, lib_names);
     printf("\n");
     if (o.quick)
         printf("--quick: small sizes only and nothing timed; this is not a grade.\n");

@@ -108,12 +108,17 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
                 return -1;
             o->lib = val;
         } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 ||
-                   strcmp(a, "--tap") == 0 || strcmp(a, "--gradescope") == 0) {
+                   strcmp(a, "--tap") == 0 || strcmp(a, "--gradescope") == 0 ||
+                   strcmp(a, "--plot") == 0 || strcmp(a, "--html") == 0 ||
+                   strcmp(a, "--from") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
             const char **dest = strcmp(a, "--json") == 0    ? &o->json
                                 : strcmp(a, "--junit") == 0 ? &o->junit
                                 : strcmp(a, "--tap") == 0   ? &o->tap
+                                : strcmp(a, "--plot") == 0  ? &o->plot
+                                : strcmp(a, "--html") == 0  ? &o->html
+                                : strcmp(a, "--from") == 0  ? &o->from
                                                             : &o->gradescope;
             *dest = val;
         } else if (strcmp(a, "--config") == 0 || strcmp(a, "--calibrate") == 0 ||
@@ -186,6 +191,11 @@ void options_usage(FILE *f)
           "  --classroom       ... as GitHub Classroom's reporter payload: result=<base64>\n"
           "                    appended to $GITHUB_OUTPUT (or printed when it is unset)\n"
           "  --autolab         end with Autolab's scores line, {\"scores\": {...}}\n"
+          "  --plot DIR        an SVG chart per lab in DIR: each stage's speed, the ceiling,\n"
+          "                    the thresholds, the reference solution on the same GPU\n"
+          "  --html FILE       one self-contained page: scoreboard, charts, what to fix\n"
+          "  --from FILE       no grading: take the results from a --json FILE (to make\n"
+          "                    charts, reports or other formats again, without a GPU)\n"
           "  --config FILE     points, thresholds and graded stages from FILE instead of the\n"
           "                    built-in table (handouts/instructors.md has the format)\n"
           "  --calibrate FILE  with --solutions: write a config whose thresholds are a\n"

@@ -27,6 +27,9 @@ typedef struct grade_options {
     int classroom;      /* GitHub Classroom reporter payload ($GITHUB_OUTPUT or stdout) */
     const char *config;    /* points and thresholds that replace the built-in ones */
     const char *analyze;   /* summarise a folder of --json results, then stop */
+    const char *plot;      /* write an SVG chart per lab into this folder */
+    const char *html;      /* write a self-contained HTML report */
+    const char *from;      /* take the results from this --json file instead of grading */
     const char *calibrate; /* with --solutions: write calibrated thresholds here */
     double fraction;       /* of the measured speedups, for --calibrate */
     int autolab;        /* Autolab's scores line, last */

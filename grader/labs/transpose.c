@@ -350,6 +350,9 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The reference solution on an H200, GB/s (handouts/1-transpose.md). */
+static const double h200_reference[] = {4174, 546, 1676, 1704, 3298, 3956};
+
 const lab_spec lab_transpose = {
     .number = 1,
     .name = "transpose",
@@ -362,6 +365,8 @@ const lab_spec lab_transpose = {
     .unit = "GB/s",
     .ceiling_name = "cudaMemcpy D2D",
     .forbidden_calls = policy_stream_stage_rules,
+    .reference_gpu = "NVIDIA H200",
+    .reference_throughput = h200_reference,
     .timeout_correct_s = 40,
     .timeout_perf_s = 60,
     .size_text = size_text,

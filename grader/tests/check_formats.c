@@ -36,36 +36,6 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
-/* Every opened element is closed in order; attributes and text skipped. */
-static int xml_well_nested(const char *s)
-{
-    char stack[32][64];
-    int depth = 0;
-    for (const char *p = strchr(s, '<'); p; p = strchr(p + 1, '<')) {
-        const char *end = strchr(p, '>');
-        if (!end)
-            return 0;
-        if (p[1] == '?')
-            continue;
-        int closing = p[1] == '/', self = end[-1] == '/';
-        const char *name = p + 1 + closing;
-        size_t len = strcspn(name, " />");
-        if (len == 0 || len >= 64)
-            return 0;
-        if (closing) {
-            if (depth == 0 || strncmp(stack[depth - 1], name, len) != 0 ||
-                stack[depth - 1][len] != '\0')
-                return 0;
-            depth--;
-        } else if (!self) {
-            if (depth == 32)
-                return 0;
-            snprintf(stack[depth++], 64, "%.*s", (int)len, name);
-        }
-    }
-    return depth == 0;
-}
-
 START_TEST(base64_vectors)
 {
     char out[64];

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../proc.h"
+#include "../report.h"
 #include "tests.h"
 
 #define OUT_MAX (256 * 1024)
@@ -93,6 +94,42 @@ START_TEST(config_file)
     unlink(path);
     ck_assert_int_eq(grade(NULL, "--list", "--config", "/nonexistent.cfg", NULL), 2);
     HAS("cannot read the config /nonexistent.cfg");
+}
+END_TEST
+
+/* --from: a recorded run reported again, with a chart and a page; no GPU. */
+START_TEST(from_recorded_results)
+{
+    static lab_results res;
+    fixture_results(&res);
+    extern const lab_spec lab_transpose;
+    const lab_spec *specs[] = {&lab_transpose};
+    const char *libs[] = {"build/lab1.so"};
+    char dir[] = "/tmp/cudalabs-fromXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char json[300], html[300], plots[300], svg[400];
+    snprintf(json, sizeof json, "%s/run.json", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(plots, sizeof plots, "%s/charts", dir);
+    snprintf(svg, sizeof svg, "%s/lab1-transpose.svg", plots);
+    FILE *f = fopen(json, "w");
+    ck_assert_int_eq(report_json(f, specs, &res, 1, NULL, 0x77, libs), 0);
+    fclose(f);
+    ck_assert_int_eq(grade(NULL, "--from", json, "--plot", plots, "--html", html, NULL), 1);
+    HAS("Score: 40/70");
+    HAS("stage 5 (4x4 per thread, float4 access), correctness: WRONG RESULT");
+    HAS("hint: Padding removes the conflict");
+    char text[65536];
+    ck_assert_int_eq(read_text(svg, text, sizeof text), 0);
+    ck_assert(xml_well_nested(text));
+    ck_assert_int_eq(read_text(html, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, "<!DOCTYPE html>"));
+    /* Not a results file: one clear line. */
+    ck_assert_int_eq(grade(NULL, "--from", "Makefile", NULL), 2);
+    HAS("Makefile is not a results file of ./grade --json");
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -470,6 +507,7 @@ Suite *make_grade_suite(void)
     tcase_add_test(tc, usage_errors_exit_2);
     tcase_add_test(tc, not_a_library);
     tcase_add_test(tc, config_file);
+    tcase_add_test(tc, from_recorded_results);
     tcase_add_test(tc, no_gpu_exits_77);
     tcase_add_test(tc, nothing_built_yet);
     tcase_add_test(tc, student_copy);

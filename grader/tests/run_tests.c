@@ -17,6 +17,7 @@ int main(void)
     srunner_add_suite(sr, make_formats_suite());
     srunner_add_suite(sr, make_config_suite());
     srunner_add_suite(sr, make_analytics_suite());
+    srunner_add_suite(sr, make_pictures_suite());
     srunner_add_suite(sr, make_elfsym_suite());
     srunner_add_suite(sr, make_labs_suite());
     srunner_add_suite(sr, make_launch_trace_suite());

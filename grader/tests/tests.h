@@ -24,11 +24,14 @@ int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipp
 Suite *make_formats_suite(void);
 Suite *make_config_suite(void);
 Suite *make_analytics_suite(void);
+Suite *make_pictures_suite(void);
 /* A made-up lab 1 run: stages 0, 1 correct; 3 correct and fast; 4 correct and
  * too slow; 5 wrong, its speed skipped. 40 of 70 points. */
 void fixture_results(lab_results *r);
 /* The whole file (cut at n - 1 bytes) into buf; 0, or -1 when it cannot be read. */
 int read_text(const char *path, char *buf, size_t n);
+/* Every XML element opened is closed, in order (attributes and text skipped). */
+int xml_well_nested(const char *s);
 /* Braces and brackets balance outside JSON strings. */
 int json_balanced(const char *s);
 /* The grader under test: $GRADE, else ./grade. */

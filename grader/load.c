@@ -1,0 +1,120 @@
+/* load.c: a run read back from the JSON that ./grade --json wrote, so charts,
+ * reports and other formats can be made again later, without a GPU
+ * (./grade --from FILE). */
+#define _GNU_SOURCE
+#include "load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+static verdict verdict_from(const char *name)
+{
+    for (int v = 0; v < V_COUNT; v++)
+        if (strcmp(verdict_name((verdict)v), name) == 0)
+            return (verdict)v;
+    return V_NOT_RUN;
+}
+
+static void take_test(const json *j, test_record *t)
+{
+    t->graded = 1;
+    t->state = STATE_FINISHED;
+    t->size = -1;
+    t->base = -1;
+    t->v = verdict_from(json_string(json_get(j, "verdict"), ""));
+    snprintf(t->msg, sizeof t->msg, "%s", json_string(json_get(j, "message"), ""));
+    const json *tm = json_get(j, "timing");
+    if (!tm)
+        return;
+    t->timed = 1;
+    t->reps = (int)json_number(json_get(tm, "reps"), 0);
+    t->median_ms = json_number(json_get(tm, "median_ms"), 0);
+    t->p10_ms = json_number(json_get(tm, "p10_ms"), 0);
+    t->p90_ms = json_number(json_get(tm, "p90_ms"), 0);
+    t->wall_ms = json_number(json_get(tm, "wall_ms"), 0);
+    t->throughput = json_number(json_get(tm, "throughput"), 0);
+    t->ceiling_ms = json_number(json_get(tm, "ceiling_ms"), 0);
+    t->ceiling_throughput = json_number(json_get(tm, "ceiling_throughput"), 0);
+    t->pct_ceiling = json_number(json_get(tm, "pct_ceiling"), 0);
+    t->base = (int)json_number(json_get(tm, "base"), -1);
+    t->base_ms = json_number(json_get(tm, "base_ms"), 0);
+    t->speedup = json_number(json_get(tm, "speedup"), 0);
+    t->min_speedup = json_number(json_get(tm, "min_speedup"), 0);
+}
+
+int results_load(const char *path, const lab_spec **specs, lab_results *res, int max_labs,
+                 int *n_labs, devinfo *dev, uint64_t *seed, char *err, size_t errn)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errn, "cannot read %s", path);
+        return -1;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!text) {
+        snprintf(err, errn, "out of memory reading %s", path);
+        return -1;
+    }
+    text[got] = '\0';
+    char why[256];
+    json *doc = json_parse(text, why, sizeof why);
+    free(text);
+    if (!doc) {
+        snprintf(err, errn, "%s is not a results file of ./grade --json: %s", path, why);
+        return -1;
+    }
+    memset(dev, 0, sizeof *dev);
+    const json *gpu = json_get(doc, "gpu");
+    snprintf(dev->name, sizeof dev->name, "%s", json_string(json_get(gpu, "name"), ""));
+    sscanf(json_string(json_get(gpu, "compute_capability"), "0.0"), "%d.%d", &dev->cc_major,
+           &dev->cc_minor);
+    dev->sms = (int)json_number(json_get(gpu, "sms"), 0);
+    dev->driver_version = (int)json_number(json_get(gpu, "driver"), 0);
+    dev->runtime_version = (int)json_number(json_get(gpu, "runtime"), 0);
+    *seed = strtoull(json_string(json_get(doc, "seed"), "0"), NULL, 0);
+
+    *n_labs = 0;
+    const json *labs = json_get(doc, "labs");
+    for (int l = 0; labs && labs->type == JSON_ARRAY && l < labs->n && *n_labs < max_labs; l++) {
+        char name[16];
+        snprintf(name, sizeof name, "%d", (int)json_number(json_get(&labs->items[l], "lab"), 0));
+        const lab_spec *spec = lab_find(name);
+        if (!spec || !spec->available)
+            continue;
+        lab_results *r = &res[*n_labs];
+        memset(r, 0, sizeof *r);
+        r->magic = RESULTS_MAGIC;
+        r->lab = spec->number;
+        for (int s = 0; s < LAB_MAX_STAGES; s++)
+            for (int k = 0; k < TEST_KINDS; k++) {
+                r->t[s][k].size = -1;
+                r->t[s][k].base = -1;
+            }
+        const json *stages = json_get(&labs->items[l], "stages");
+        for (int k = 0; stages && stages->type == JSON_ARRAY && k < stages->n; k++) {
+            const json *st = &stages->items[k];
+            int s = (int)json_number(json_get(st, "stage"), -1);
+            if (s < 0 || s >= spec->n_stages)
+                continue;
+            if (json_get(st, "correctness"))
+                take_test(json_get(st, "correctness"), &r->t[s][TEST_CORRECT]);
+            if (json_get(st, "speed"))
+                take_test(json_get(st, "speed"), &r->t[s][TEST_PERF]);
+        }
+        specs[(*n_labs)++] = spec;
+    }
+    json_free(doc);
+    if (*n_labs == 0) {
+        snprintf(err, errn, "%s holds no results of an available lab", path);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,174 @@
+/* The chart, the HTML report, and results read back with --from. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../chart.h"
+#include "../html.h"
+#include "../load.h"
+#include "../report.h"
+#include "tests.h"
+
+extern const lab_spec lab_transpose;
+
+static lab_results res;
+static devinfo dev;
+
+static void setup_run(const char *gpu)
+{
+    fixture_results(&res);
+    /* Give the timed speed tests their base times, so thresholds can be drawn. */
+    res.t[3][TEST_PERF].median_ms = 0.2;
+    res.t[3][TEST_PERF].base_ms = 0.5;
+    res.t[4][TEST_PERF].median_ms = 0.16;
+    res.t[4][TEST_PERF].base_ms = 0.166;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.name, sizeof dev.name, "%s", gpu);
+    dev.cc_major = 9;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static char page[65536];
+
+/* Renders into page and returns it. */
+static char *render(int (*fn)(FILE *, const void *), const void *arg)
+{
+    memset(page, 0, sizeof page);
+    FILE *f = fmemopen(page, sizeof page - 1, "w");
+    ck_assert_int_eq(fn(f, arg), 0);
+    fclose(f);
+    return page;
+}
+
+static int chart_fn(FILE *f, const void *arg)
+{
+    (void)arg;
+    return chart_svg(f, &lab_transpose, &res, &dev);
+}
+
+static int html_fn(FILE *f, const void *arg)
+{
+    return report_html(f, arg);
+}
+
+START_TEST(chart_on_another_gpu)
+{
+    setup_run("NVIDIA RTX A6000");
+    char *svg = render(chart_fn, NULL);
+    ck_assert(xml_well_nested(svg));
+    ck_assert(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39) == 0);
+    ck_assert_ptr_nonnull(strstr(svg, "lab 1 (transpose) on NVIDIA RTX A6000"));
+    /* Bars for the three timed stages: 0, 3 and 4, coloured by verdict. */
+    ck_assert_int_eq(count(svg, "height=\"16\" fill=\""), 3);
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#5b84c4\"/>")); /* stage 0, speed reported */
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#3f9b6b\"/>")); /* stage 3, fast enough */
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#e0a030\"/>")); /* stage 4, too slow */
+    /* Thresholds at base throughput x needed speedup, for stages 3 and 4. */
+    ck_assert_int_eq(count(svg, "<title>needs "), 2);
+    ck_assert_ptr_nonnull(strstr(svg, "needs 1.10x over stage 3"));
+    ck_assert_ptr_nonnull(strstr(svg, "ceiling: cudaMemcpy D2D, 4216 GB/s"));
+    ck_assert_ptr_nonnull(strstr(svg, ">WRONG RESULT<"));
+    ck_assert_ptr_nonnull(strstr(svg, ">correct (not timed)<"));
+    /* The reference was measured on an H200, not this GPU. */
+    ck_assert_ptr_null(strstr(svg, "reference"));
+}
+END_TEST
+
+START_TEST(chart_marks_the_reference_on_its_gpu)
+{
+    setup_run("NVIDIA H200");
+    char *svg = render(chart_fn, NULL);
+    ck_assert(xml_well_nested(svg));
+    ck_assert_ptr_nonnull(strstr(svg, "reference solution"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>reference: 1704 GB/s</title>"));
+}
+END_TEST
+
+START_TEST(html_page)
+{
+    setup_run("NVIDIA RTX A6000");
+    const lab_spec *specs[] = {&lab_transpose};
+    run_summary r = {specs, &res, 1, &dev, 0xbeef};
+    char *html = render(html_fn, &r);
+    ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+    ck_assert_ptr_nonnull(strstr(html, "<h1>CUDA Labs results: 40/70 points</h1>"));
+    ck_assert_ptr_nonnull(strstr(html, "<svg xmlns"));
+    ck_assert_int_eq(count(html, "<table>"), count(html, "</table>"));
+    ck_assert_int_eq(count(html, "<div class=\"fix\">"), 2); /* stage 4 slow, stage 5 wrong */
+    ck_assert_ptr_nonnull(strstr(html, "hint: Padding removes the conflict"));
+    ck_assert_ptr_nonnull(strstr(html, "./grade lab1 --stage 5 --seed 0xbeef"));
+    ck_assert_ptr_nonnull(strstr(html, "float tile[32][33]"));
+    /* Self-contained: nothing to fetch, nothing to run. */
+    ck_assert_ptr_null(strstr(html, "<script"));
+    ck_assert_ptr_null(strstr(html, "src="));
+    ck_assert_ptr_null(strstr(html, "href="));
+    ck_assert_ptr_null(strstr(html, "<link"));
+}
+END_TEST
+
+/* --json then --from gives the same run back. */
+START_TEST(load_round_trip)
+{
+    setup_run("NVIDIA H200");
+    char path[] = "/tmp/cudalabs-loadXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    const lab_spec *specs[] = {&lab_transpose};
+    const char *libs[] = {"x.so"};
+    ck_assert_int_eq(report_json(f, specs, &res, 1, &dev, 0x1234, libs), 0);
+    fclose(f);
+    const lab_spec *loaded[4];
+    static lab_results back[4];
+    int n = 0;
+    devinfo d2;
+    uint64_t seed = 0;
+    char err[256];
+    ck_assert_int_eq(results_load(path, loaded, back, 4, &n, &d2, &seed, err, sizeof err), 0);
+    unlink(path);
+    ck_assert_int_eq(n, 1);
+    ck_assert_ptr_eq(loaded[0], &lab_transpose);
+    ck_assert_uint_eq(seed, 0x1234);
+    ck_assert_str_eq(d2.name, "NVIDIA H200");
+    ck_assert_int_eq(d2.cc_major, 9);
+    for (int s = 0; s < lab_transpose.n_stages; s++)
+        for (int k = 0; k < TEST_KINDS; k++) {
+            const test_record *a = &res.t[s][k], *b = &back[0].t[s][k];
+            ck_assert_int_eq(a->graded, b->graded);
+            if (!a->graded)
+                continue;
+            ck_assert_int_eq(a->v, b->v);
+            ck_assert_str_eq(a->msg, b->msg);
+            ck_assert_int_eq(a->timed, b->timed);
+            ck_assert_double_eq_tol(a->throughput, b->throughput, 1e-3);
+            ck_assert_double_eq_tol(a->speedup, b->speedup, 1e-6);
+            ck_assert_int_eq(a->base, b->base);
+        }
+    int got, max;
+    report_score(&lab_transpose, &back[0], &got, &max);
+    ck_assert_int_eq(got, 40);
+    ck_assert_int_eq(max, 70);
+    ck_assert_int_eq(results_load("/nonexistent.json", loaded, back, 4, &n, &d2, &seed, err, sizeof err), -1);
+}
+END_TEST
+
+Suite *make_pictures_suite(void)
+{
+    Suite *s = suite_create("pictures");
+    TCase *tc = tcase_create("pictures");
+    tcase_add_test(tc, chart_on_another_gpu);
+    tcase_add_test(tc, chart_marks_the_reference_on_its_gpu);
+    tcase_add_test(tc, html_page);
+    tcase_add_test(tc, load_round_trip);
+    suite_add_tcase(s, tc);
+    return s;
+}
