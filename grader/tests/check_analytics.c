@@ -123,9 +123,7 @@ START_TEST(class_summary)
     ck_assert_ptr_nonnull(strstr(text, "to check by hand (2):"));
     ck_assert_ptr_nonnull(strstr(text, "#"));
     free(text);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(remove_tree(dir), 0);
     ck_assert_int_eq(analytics_report("/nonexistent-dir", stdout, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "cannot open the folder"));
 }

@@ -127,9 +127,7 @@ START_TEST(from_recorded_results)
     /* Not a results file: one clear line. */
     ck_assert_int_eq(grade(NULL, "--from", "Makefile", NULL), 2);
     HAS("Makefile is not a results file of ./grade --json");
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
 
@@ -190,8 +188,7 @@ START_TEST(nothing_built_yet)
     char *argv3[] = {copy, "all", NULL};
     ck_assert_int_eq(run_command(argv3, NULL, out, sizeof out), 2);
     HAS("no lab is built yet");
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
 
@@ -229,9 +226,7 @@ START_TEST(student_copy)
     /* A second copy into the same place is refused. */
     ck_assert_int_eq(run_command(argv, NULL, out, sizeof out), 2);
     HAS("exists already");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
 
@@ -264,8 +259,7 @@ START_TEST(batch_survives_bad_submissions)
     ck_assert_ptr_nonnull(strstr(text, "carol,lab1,0,,no lab file\n"));
     /* alice builds; without a GPU she is "no GPU", with one she is graded. */
     ck_assert(strstr(text, "alice,lab1,0,,no GPU\n") || strstr(text, "alice,lab1,80,80,all passed\n"));
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
 

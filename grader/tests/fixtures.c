@@ -1,5 +1,6 @@
 /* fixtures.c: results made by hand, shared by the report and format tests. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests.h"
@@ -105,4 +106,11 @@ int xml_well_nested(const char *s)
         }
     }
     return depth == 0;
+}
+
+int remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
 }

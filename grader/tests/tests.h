@@ -28,6 +28,8 @@ Suite *make_pictures_suite(void);
 /* A made-up lab 1 run: stages 0, 1 correct; 3 correct and fast; 4 correct and
  * too slow; 5 wrong, its speed skipped. 40 of 70 points. */
 void fixture_results(lab_results *r);
+/* Removes a temporary folder and everything in it; 0 on success. */
+int remove_tree(const char *dir);
 /* The whole file (cut at n - 1 bytes) into buf; 0, or -1 when it cannot be read. */
 int read_text(const char *path, char *buf, size_t n);
 /* Every XML element opened is closed, in order (attributes and text skipped). */
