@@ -36,7 +36,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -l
 # ---- the labs ------------------------------------------------------------------
 # number:folder:name of every lab that exists; the others are announced as not
 # available yet.
-LABS := 1:1-transpose:transpose
+LABS := 1:1-transpose:transpose 2:2-reduce:reduce
 ALL_LAB_NUMBERS := 1 2 3 4 5 6
 lab_num = $(word 1,$(subst :, ,$(1)))
 lab_dir = $(word 2,$(subst :, ,$(1)))
@@ -48,7 +48,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/verdict.c \
-              grader/labs/registry.c grader/labs/transpose.c
+              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
@@ -94,6 +94,14 @@ EXPORTS := -Wl,--dynamic-list=grader/exports.map
 grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
 	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
+# ---- the ceilings ------------------------------------------------------------------
+# The grader's reference operations (CUB, ...), one library per lab, loaded by
+# a grading child: the grader's own executable stays free of CUDA code.
+CEILING_LIBS := build/ceilings/lab2.so
+build/ceilings/lab2.so: grader/ceilings/reduce.cu | check-nvcc
+	@mkdir -p build/ceilings
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
+
 # ---- lab and solution libraries --------------------------------------------------
 # $(1) number, $(2) folder, $(3) name
 define LAB_RULES
@@ -106,7 +114,7 @@ build/solutions/lab$(1).so: solutions/$(2)/$(3).cu | check-nvcc
 	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
 
 .PHONY: lab$(1)
-lab$(1): build/lab$(1).so grade
+lab$(1): build/lab$(1).so grade $$(CEILING_LIBS)
 	@echo $(1) > build/last-lab
 	@echo "lab $(1) ($(3)) built: run ./grade"
 endef
@@ -123,16 +131,16 @@ LAB_LIBS := $(foreach l,$(LABS),build/lab$(call lab_num,$(l)).so)
 .PHONY: labs
 ifneq ($(wildcard solutions),)
 .PHONY: solutions
-solutions: $(SOLUTION_LIBS) grade
+solutions: $(SOLUTION_LIBS) grade $(CEILING_LIBS)
 endif
 # Every available lab from labs/, for ./grade all.
-labs: $(LAB_LIBS) grade
+labs: $(LAB_LIBS) grade $(CEILING_LIBS)
 	@echo $(lastword $(AVAILABLE)) > build/last-lab
 
 # Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
 build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	@mkdir -p build/adversarial
-	$(NVCC) $(NVCCFLAGS) -Ilabs/1-transpose -MMD -MP -MF $@.d -o $@ $<
+	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $<
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 
 # A student copy (make student-repo) has neither the repository's tests nor
@@ -150,7 +158,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: test
-test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS)
+test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
 	@build/tests/run_tests
 
 # ---- coverage of the host code (gcovr) -----------------------------------------------
@@ -166,22 +174,28 @@ $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS)
+coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab
 	@mkdir -p $(COV)/build/solutions && cp -f $(SOLUTION_LIBS) $(COV)/build/solutions/
+	@mkdir -p $(COV)/build/ceilings && cp -f $(CEILING_LIBS) $(COV)/build/ceilings/
 	GRADE=$(COV)/grade $(COV)/run_tests
 	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
 
-# make bench: times the lab 1 reference stages and stage-5 variants (GPU needed).
+# make bench: times the reference stages of labs 1 and 2 and the variants
+# behind their last stages (GPU needed).
 build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
+build/bench_reduce: grader/tests/bench_reduce.cu solutions/2-reduce/reduce.cu | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/2-reduce -o $@ $<
 .PHONY: bench
-bench: build/bench_transpose
+bench: build/bench_transpose build/bench_reduce
 	build/bench_transpose 8192 8192 30
+	build/bench_reduce 268435456 30
 endif
 
 # ---- tools -----------------------------------------------------------------------------

@@ -69,7 +69,8 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             return -1;
         }
         stage_override *o = &c->o[spec->number - 1][stage];
-        int speed_key = strcmp(field, "points_speed") == 0 || strcmp(field, "min_speedup") == 0;
+        int speed_key = strcmp(field, "points_speed") == 0 || strcmp(field, "min_speedup") == 0 ||
+                        strcmp(field, "min_ceiling") == 0;
         if (speed_key && spec->stages[stage].base[0] < 0) {
             snprintf(err, errn,
                      "%s:%d: lab%d stage %d has no earlier stage to compare its speed with: only "
@@ -105,6 +106,18 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             }
             o->has_min_speedup = 1;
             o->min_speedup = v;
+        } else if (strcmp(field, "min_ceiling") == 0) {
+            char *end = NULL;
+            double v = strtod(value, &end);
+            if (end == value || *end || !(v >= 0 && v <= 1)) {
+                snprintf(err, errn,
+                         "%s:%d: min_ceiling must be a fraction from 0 to 1 (0.8 = 80%% of the "
+                         "ceiling), not '%s'",
+                         name, no, value);
+                return -1;
+            }
+            o->has_min_ceiling = 1;
+            o->min_ceiling = v;
         } else if (strcmp(field, "graded") == 0) {
             if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
                 snprintf(err, errn, "%s:%d: graded must be yes or no, not '%s'", name, no, value);
@@ -114,7 +127,8 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             o->graded = value[0] == 'y';
         } else {
             snprintf(err, errn,
-                     "%s:%d: unknown key '%s' (points_correct, points_speed, min_speedup, graded)",
+                     "%s:%d: unknown key '%s' (points_correct, points_speed, min_speedup, "
+                     "min_ceiling, graded)",
                      name, no, field);
             return -1;
         }
@@ -136,6 +150,8 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
             stages[s].points_speed = o->points_speed;
         if (o->has_min_speedup)
             stages[s].min_speedup = o->min_speedup;
+        if (o->has_min_ceiling)
+            stages[s].min_ceiling = o->min_ceiling;
         if (o->has_graded)
             graded[s] = o->graded;
     }
@@ -163,6 +179,14 @@ int config_write_calibration(FILE *f, const lab_spec *const *specs, const lab_re
             double t = floor(fraction * p->speedup * 100.0) / 100.0;
             fprintf(f, "lab%d.s%d.min_speedup = %.2f   # measured %.2fx over stage %d; built in %.2f\n",
                     spec->number, s, t, p->speedup, p->base, spec->stages[s].min_speedup);
+            if (spec->stages[s].min_ceiling > 0 && p->pct_ceiling > 0) {
+                double c = floor(fraction * p->pct_ceiling) / 100.0;
+                if (c > 1.0)
+                    c = 1.0;
+                fprintf(f, "lab%d.s%d.min_ceiling = %.2f   # measured %.1f%% of %s; built in %.2f\n",
+                        spec->number, s, c, p->pct_ceiling, spec->ceiling_name,
+                        spec->stages[s].min_ceiling);
+            }
         }
     }
     return ferror(f) ? -1 : 0;

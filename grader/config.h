@@ -8,7 +8,8 @@
  *     lab1.s2.graded = no
  *
  * Keys: points_correct, points_speed (whole numbers >= 0), min_speedup (a number
- * > 0), graded (yes or no: whether the stage is graded at all). */
+ * > 0), min_ceiling (the fraction of the ceiling a stage must also reach, 0 to 1;
+ * 0 turns it off), graded (yes or no: whether the stage is graded at all). */
 #ifndef CUDA_LABS_CONFIG_H
 #define CUDA_LABS_CONFIG_H
 
@@ -25,6 +26,8 @@ typedef struct stage_override {
     int has_points_speed, points_speed;
     int has_min_speedup;
     double min_speedup;
+    int has_min_ceiling;
+    double min_ceiling;
     int has_graded, graded;
 } stage_override;
 

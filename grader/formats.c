@@ -82,8 +82,10 @@ static void metrics_text(const test_item *it, char *buf, size_t n)
     int k = snprintf(buf, n, "%.0f %s, %.1f%% of %s", t->throughput, it->spec->unit,
                      t->pct_ceiling, it->spec->ceiling_name);
     if (k > 0 && (size_t)k < n && t->base >= 0)
-        snprintf(buf + k, n - (size_t)k, ", %.2fx over stage %d (needs %.2fx)", t->speedup,
-                 t->base, t->min_speedup);
+        k += snprintf(buf + k, n - (size_t)k, ", %.2fx over stage %d (needs %.2fx)", t->speedup,
+                      t->base, t->min_speedup);
+    if (k > 0 && (size_t)k < n && t->min_ceiling > 0)
+        snprintf(buf + k, n - (size_t)k, " (needs %.0f%% of the ceiling)", 100.0 * t->min_ceiling);
 }
 
 /* ---- JUnit XML ---- */

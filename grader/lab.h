@@ -23,6 +23,7 @@ typedef struct lab_stage {
     int base[LAB_MAX_BASES]; /* stage numbers it must beat, -1 = none */
     int given;           /* complete in the skeleton (a yardstick), not the student's work */
     const char *hint;    /* the likely cause when the stage is correct but too slow */
+    double min_ceiling;  /* fraction of the ceiling it must also reach; 0 = none */
 } lab_stage;
 
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
@@ -42,6 +43,7 @@ typedef struct lab_spec {
     int n_stages;
     int n_sizes;
     int bench_size;           /* index of the size that is timed */
+    int check_variants;       /* input sets checked at every size (0 means 1) */
     const char *unit;         /* "GB/s" */
     const char *ceiling_name; /* "cudaMemcpy D2D" */
     const struct policy_rule *forbidden_calls; /* lab-specific rules for policy_check, or NULL */

@@ -43,6 +43,7 @@ static void take_test(const json *j, test_record *t)
     t->base_ms = json_number(json_get(tm, "base_ms"), 0);
     t->speedup = json_number(json_get(tm, "speedup"), 0);
     t->min_speedup = json_number(json_get(tm, "min_speedup"), 0);
+    t->min_ceiling = json_number(json_get(tm, "min_ceiling"), 0);
 }
 
 int results_load(const char *path, const lab_spec **specs, lab_results *res, int max_labs,

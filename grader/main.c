@@ -125,6 +125,8 @@ static void list_labs(const grade_config *c)
                        st->base[0]);
                 if (st->base[1] >= 0)
                     printf(" or %d, the faster", st->base[1]);
+                if (st->min_ceiling > 0)
+                    printf(", and >= %.0f%% of %s", 100.0 * st->min_ceiling, spec->ceiling_name);
             } else if (st->given) {
                 printf("  (given; timed for reference)");
             } else {

@@ -78,7 +78,10 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
             snprintf(spd, sizeof spd, "%.2fx over %d", p->speedup, p->base);
         else if (p->graded && p->v != V_NOT_RUN && p->v != V_PASS)
             snprintf(spd, sizeof spd, "%s", verdict_name(p->v));
-        if (spec->stages[s].points_speed > 0)
+        if (spec->stages[s].points_speed > 0 && spec->stages[s].min_ceiling > 0)
+            snprintf(needs, sizeof needs, "%.2fx+%.0f%%", spec->stages[s].min_speedup,
+                     100.0 * spec->stages[s].min_ceiling);
+        else if (spec->stages[s].points_speed > 0)
             snprintf(needs, sizeof needs, "%.2fx", spec->stages[s].min_speedup);
         int got = results_points(spec, s, TEST_CORRECT, c) + results_points(spec, s, TEST_PERF, p);
         int max = (c->graded ? results_max_points(spec, s, TEST_CORRECT) : 0) +
@@ -231,7 +234,8 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
         fprintf(f, "\"base\": %d, ", t->base);
         json_num(f, "base_ms", t->base_ms, 1);
         json_num(f, "speedup", t->speedup, 1);
-        json_num(f, "min_speedup", t->min_speedup, 0);
+        json_num(f, "min_speedup", t->min_speedup, 1);
+        json_num(f, "min_ceiling", t->min_ceiling, 0);
         fputc('}', f);
     }
     fputc('}', f);

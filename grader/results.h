@@ -31,6 +31,7 @@ typedef struct test_record {
     double throughput, ceiling_ms, ceiling_throughput, pct_ceiling;
     int base;            /* stage the speedup is measured over, -1 = none */
     double base_ms, speedup, min_speedup;
+    double min_ceiling; /* fraction of the ceiling the stage must reach; 0 = none */
 } test_record;
 
 typedef struct lab_results {

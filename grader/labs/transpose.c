@@ -23,28 +23,29 @@
 #include "../../labs/1-transpose/transpose.h"
 #include "../gbuf.h"
 #include "../lab.h"
+#include "lab_util.h"
 #include "../policy.h"
 
 /* stage 0 is the given copy kernel: graded for correctness with 0 points and
  * timed, so the table shows what a simple kernel reaches on this GPU. */
 static const lab_stage transpose_stages[] = {
-    {"copy kernel (given)", "transpose_copy", 0, 0, 0.0, {-1, -1}, 1, NULL},
-    {"naive, reads coalesced", "transpose_naive_read", 10, 0, 0.0, {-1, -1}, 0, NULL},
-    {"naive, writes coalesced", "transpose_naive_write", 10, 0, 0.0, {-1, -1}, 0, NULL},
+    {"copy kernel (given)", "transpose_copy", 0, 0, 0.0, {-1, -1}, 1, NULL, 0},
+    {"naive, reads coalesced", "transpose_naive_read", 10, 0, 0.0, {-1, -1}, 0, NULL, 0},
+    {"naive, writes coalesced", "transpose_naive_write", 10, 0, 0.0, {-1, -1}, 0, NULL, 0},
     {"shared-memory tile", "transpose_tiled", 10, 10, 0.80, {1, 2}, 0,
      "The tile should make both global accesses coalesced: threadIdx.x must walk along a row "
      "when reading the input tile AND when writing the output tile (the transpose happens in "
      "shared memory, tile[threadIdx.x][j]), with one __syncthreads() between the two loops. "
-     "Also check the block is 32 x 8 and each thread moves 4 elements."},
+     "Also check the block is 32 x 8 and each thread moves 4 elements.", 0},
     {"padded tile (no bank conflicts)", "transpose_padded", 10, 10, 1.40, {3, -1}, 0,
      "Padding removes the conflict only where a warp reads a column: declare "
      "float tile[32][33] and keep the write loop reading tile[threadIdx.x][j]. ncu's "
-     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero."},
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.", 0},
     {"4x4 per thread, float4 access", "transpose_vectorized", 10, 10, 1.10, {4, -1}, 0,
      "Check that the float4 path runs at the benchmark size (8192 x 8192 is a multiple of 4, "
      "so it must not fall back to stage 4), that each thread issues all its float4 loads "
      "before it uses any of them, and that the float4 stores to shared memory are "
-     "conflict-free (swizzle the slot index; padding by one float breaks 16-byte alignment)."},
+     "conflict-free (swizzle the slot index; padding by one float breaks 16-byte alignment).", 0},
 };
 
 /* Small and awkward shapes first, so most bugs show quickly; the benchmark last. */
@@ -156,16 +157,6 @@ static void teardown(lab_ctx *c)
     free(c);
 }
 
-static int fail_cuda(check_outcome *out, cudaError_t err, const char *what)
-{
-    out->v = V_SETUP_ERROR;
-    snprintf(out->msg, sizeof out->msg, "the grader could not %s: %s (%s)%s", what,
-             cudaGetErrorName(err), cudaGetErrorString(err),
-             err == cudaErrorMemoryAllocation ? "; is another program using the GPU's memory?"
-                                              : "");
-    return -1;
-}
-
 static int setup(lab_ctx **pctx, int size, uint64_t seed, int variants, check_outcome *out)
 {
     lab_ctx *c = calloc(1, sizeof *c);
@@ -199,25 +190,25 @@ static int setup(lab_ctx **pctx, int size, uint64_t seed, int variants, check_ou
     rng_seed(&r, rng_derive(seed, 77));
     cudaError_t err = gbuf_alloc(&c->in, bytes, rng_next(&r));
     if (err != cudaSuccess)
-        return fail_cuda(out, err, "allocate the input buffer");
+        return lab_fail_cuda(out, err, "allocate the input buffer");
     err = gbuf_alloc(&c->out, bytes, rng_next(&r));
     if (err != cudaSuccess)
-        return fail_cuda(out, err, "allocate the output buffer");
+        return lab_fail_cuda(out, err, "allocate the output buffer");
     err = cudaMallocHost((void **)&c->h_got, bytes);
     if (err != cudaSuccess) {
         c->h_got = NULL;
-        return fail_cuda(out, err, "allocate pinned host memory");
+        return lab_fail_cuda(out, err, "allocate pinned host memory");
     }
     if (c->variants > 1) {
         for (int v = 0; v < c->variants; v++) {
             err = cudaMalloc(&c->d_variant[v], bytes);
             if (err != cudaSuccess) {
                 c->d_variant[v] = NULL;
-                return fail_cuda(out, err, "allocate the input copies for timing");
+                return lab_fail_cuda(out, err, "allocate the input copies for timing");
             }
             err = cudaMemcpy(c->d_variant[v], c->h_in[v], bytes, cudaMemcpyHostToDevice);
             if (err != cudaSuccess)
-                return fail_cuda(out, err, "upload the inputs");
+                return lab_fail_cuda(out, err, "upload the inputs");
         }
     }
     return 0;
@@ -234,7 +225,7 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
     if (err == cudaSuccess)
         err = gbuf_poison(&c->out, s);
     if (err != cudaSuccess)
-        return fail_cuda(out, err, "load the input");
+        return lab_fail_cuda(out, err, "load the input");
     return 0;
 }
 
@@ -259,34 +250,6 @@ static void index_text(char *buf, size_t n, const char *name, size_t i, int cols
     snprintf(buf, n, "%s[%zu][%zu]", name, i / (size_t)cols, i % (size_t)cols);
 }
 
-static int guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out)
-{
-    long long off = 0;
-    cudaError_t err = cudaSuccess;
-    int bad = gbuf_guards_changed(b, &off, &err);
-    if (bad < 0)
-        return fail_cuda(out, err, "read the guard zones back");
-    if (!bad)
-        return 0;
-    out->v = V_OUT_OF_BOUNDS;
-    if (off < 0)
-        snprintf(out->msg, sizeof out->msg,
-                 "memory %lld bytes before the start of %s was written (element %lld): an index "
-                 "went negative",
-                 -off, name, off / 4);
-    else if (off == (long long)(elems * 4))
-        snprintf(out->msg, sizeof out->msg,
-                 "%s was written right after its end (element %lld; it has %zu elements): a "
-                 "missing or wrong bounds check",
-                 name, off / 4, elems);
-    else
-        snprintf(out->msg, sizeof out->msg,
-                 "%s was written %lld bytes after its end (element %lld; it has %zu elements): a "
-                 "missing or wrong bounds check",
-                 name, off - (long long)(elems * 4), off / 4, elems);
-    return -1;
-}
-
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
     size_t bytes = c->n * sizeof(float);
@@ -294,13 +257,13 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                         strcmp(transpose_stages[stage].symbol, "transpose_copy") == 0;
     const char *out_name = "the output d_out";
 
-    if (guard_check(&c->out, out_name, c->n, out) || guard_check(&c->in, "the input d_in", c->n, out))
+    if (lab_guard_check(&c->out, out_name, c->n, out) || lab_guard_check(&c->in, "the input d_in", c->n, out))
         return -1;
     cudaError_t err;
     if (full) {
         err = cudaMemcpy(c->h_got, c->in.d, bytes, cudaMemcpyDeviceToHost);
         if (err != cudaSuccess)
-            return fail_cuda(out, err, "read the input back");
+            return lab_fail_cuda(out, err, "read the input back");
         long long w = compare_first_diff_word(c->h_in[variant], c->h_got, bytes);
         if (w >= 0) {
             char at[64];
@@ -315,7 +278,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     }
     err = cudaMemcpy(c->h_got, c->out.d, bytes, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
-        return fail_cuda(out, err, "read the output back");
+        return lab_fail_cuda(out, err, "read the output back");
     const float *expect = is_copy ? c->h_in[variant] : c->h_expect[variant];
     if (compare_first_diff_word(expect, c->h_got, bytes) < 0)
         return 0; /* bit-exact: a transpose moves values, it never rounds them */

@@ -6,6 +6,7 @@
 #include "tests.h"
 
 extern const lab_spec lab_transpose;
+extern const lab_spec lab_reduce;
 
 static grade_config cfg;
 static char err[512];
@@ -42,11 +43,43 @@ START_TEST(settings_apply)
 }
 END_TEST
 
+/* The fraction of the ceiling a stage must reach: set, turned off, calibrated. */
+START_TEST(ceiling_fraction)
+{
+    lab_stage st[LAB_MAX_STAGES];
+    int graded[LAB_MAX_STAGES];
+    ck_assert_int_eq(parse_text("lab2.s7.min_ceiling = 0.65\nlab2.s6.min_ceiling = 0\n"), 0);
+    config_apply(&cfg, &lab_reduce, st, graded);
+    ck_assert_double_eq_tol(st[7].min_ceiling, 0.65, 1e-12);
+    ck_assert_double_eq(st[6].min_ceiling, 0.0);
+    ck_assert_double_eq(st[7].min_speedup, lab_reduce.stages[7].min_speedup);
+
+    static lab_results res;
+    memset(&res, 0, sizeof res);
+    test_record *p = &res.t[7][TEST_PERF];
+    p->timed = 1;
+    p->speedup = 2.0;
+    p->base = 6;
+    p->pct_ceiling = 96.4;
+    const lab_spec *specs[] = {&lab_reduce};
+    char text[4096] = "";
+    FILE *f = fmemopen(text, sizeof text - 1, "w");
+    ck_assert_int_eq(config_write_calibration(f, specs, &res, 1, 0.8, NULL), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "lab2.s7.min_speedup = 1.60"));
+    ck_assert_ptr_nonnull(strstr(text, "lab2.s7.min_ceiling = 0.77   # measured 96.4% of CUB"));
+    ck_assert_int_eq(parse_text(text), 0);
+}
+END_TEST
+
 START_TEST(errors_name_the_line)
 {
     ck_assert_int_eq(parse_text("lab1.s3.min_speedup = 1\nlab1.s3.fast = yes\n"), -1);
     ck_assert_str_eq(err, "test.cfg:2: unknown key 'fast' (points_correct, points_speed, "
-                          "min_speedup, graded)");
+                          "min_speedup, min_ceiling, graded)");
+    ck_assert_int_eq(parse_text("lab2.s7.min_ceiling = 80\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "min_ceiling must be a fraction from 0 to 1"));
+    ck_assert_int_eq(parse_text("lab2.s0.min_ceiling = 0.5\n"), -1); /* stage 0 has no speed test */
     ck_assert_int_eq(parse_text("\n\nlab1.s3 min_speedup 1\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "test.cfg:3: expected lab.stage.key = value"));
     ck_assert_int_eq(parse_text("lab9.s3.min_speedup = 1\n"), -1);
@@ -103,6 +136,7 @@ Suite *make_config_suite(void)
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, settings_apply);
     tcase_add_test(tc, errors_name_the_line);
+    tcase_add_test(tc, ceiling_fraction);
     tcase_add_test(tc, calibration_round_trip);
     suite_add_tcase(s, tc);
     return s;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lab.h"
 #include "../proc.h"
 #include "../report.h"
 #include "tests.h"
@@ -54,6 +55,7 @@ START_TEST(help_and_list)
     HAS("usage: ./grade");
     ck_assert_int_eq(grade(NULL, "--list", NULL), 0);
     HAS("transpose_vectorized");
+    HAS(">= 1.50x over stage 6, and >= 80% of CUB DeviceReduce::Sum");
     HAS("lab4  gemm       (not available yet)");
 }
 END_TEST
@@ -267,6 +269,7 @@ END_TEST
 
 typedef struct adv_case {
     char name[64];
+    int lab; /* the lab it is graded as ("lab: 2"); 1 when not said */
     int needs_gpu;
     int exit_code; /* -1: not checked */
     char env[4][128];
@@ -298,6 +301,7 @@ static void trim(char *s)
 static void load_case(const char *file, adv_case *c)
 {
     memset(c, 0, sizeof *c);
+    c->lab = 1;
     c->needs_gpu = 1;
     c->exit_code = -1;
     snprintf(c->name, sizeof c->name, "%.*s", (int)(strlen(file) - 3), file);
@@ -329,6 +333,8 @@ static void load_case(const char *file, adv_case *c)
             for (char *t = strtok_r(copy, " ", &save); t && c->n_args < 4;
                  t = strtok_r(NULL, " ", &save))
                 snprintf(c->args[c->n_args++], sizeof c->args[0], "%s", t);
+        } else if (strncmp(p, "lab:", 4) == 0) {
+            c->lab = atoi(p + 4);
         } else if (strncmp(p, "needs-gpu:", 10) == 0) {
             c->needs_gpu = strstr(p + 10, "no") == NULL;
         }
@@ -392,7 +398,9 @@ static void run_case(const adv_case *c)
     const char *env[6] = {NULL};
     for (int i = 0; i < c->n_env; i++)
         env[i] = c->env[i];
-    char *argv[16] = {(char *)grade_path(), "lab1", "--lib", lib, "--json", json};
+    char lab[16];
+    snprintf(lab, sizeof lab, "lab%d", c->lab);
+    char *argv[16] = {(char *)grade_path(), lab, "--lib", lib, "--json", json};
     int n = 6;
     for (int i = 0; i < c->n_args; i++)
         argv[n++] = (char *)c->args[i];
@@ -439,10 +447,24 @@ END_TEST
 
 /* ---- on a GPU ---- */
 
+/* The labs that exist, by number: the GPU tests run once per lab. */
+static int available_labs[8], n_available;
+
+static void load_labs(void)
+{
+    if (n_available)
+        return;
+    for (int i = 0; i < lab_count && n_available < 8; i++)
+        if (lab_table[i]->available)
+            available_labs[n_available++] = lab_table[i]->number;
+}
+
 START_TEST(solutions_full_marks)
 {
-    int rc = grade(NULL, "lab1", "--solutions", NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    char lab[16];
+    snprintf(lab, sizeof lab, "lab%d", available_labs[_i]);
+    int rc = grade(NULL, lab, "--solutions", NULL);
+    ck_assert_msg(rc == 0, "%s: exit %d:\n%s", lab, rc, out);
     const char *s = strstr(out, "Score: ");
     ck_assert_ptr_nonnull(s);
     int got = -1, max = -2;
@@ -456,40 +478,53 @@ START_TEST(solutions_full_marks)
 }
 END_TEST
 
+/* Every stage to write says "not implemented" and earns nothing; the given
+ * stages work as shipped; speed tests are skipped, not failed. */
 START_TEST(skeleton_fails_cleanly)
 {
-    const char *json = "/tmp/cudalabs-skeleton.json";
-    int rc = grade(NULL, "lab1", "--lib", "build/lab1.so", "--json", json, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    char lab[16], lib[64], json[64];
+    snprintf(lab, sizeof lab, "lab%d", available_labs[_i]);
+    const lab_spec *spec = lab_find(lab);
+    ck_assert_ptr_nonnull(spec);
+    snprintf(lib, sizeof lib, "build/lab%d.so", spec->number);
+    snprintf(json, sizeof json, "/tmp/cudalabs-skeleton-%d.json", (int)getpid());
+    int rc = grade(NULL, lab, "--lib", lib, "--json", json, NULL);
+    ck_assert_msg(rc == 1, "%s: exit %d:\n%s", lab, rc, out);
     HAS("not implemented yet");
     HAS("Score: 0/");
     ck_assert_ptr_null(strstr(out, "TIMEOUT"));
     ck_assert_ptr_null(strstr(out, "CRASH"));
     static char doc[OUT_MAX];
     ck_assert_int_eq(read_text(json, doc, sizeof doc), 0);
-    char v[64];
-    json_verdict(doc, 0, "correctness", v, sizeof v);
-    ck_assert_str_eq(v, "PASS"); /* the given copy kernel works as shipped */
-    for (int s = 1; s <= 5; s++) {
+    unlink(json);
+    for (int s = 0; s < spec->n_stages; s++) {
+        char v[64];
         json_verdict(doc, s, "correctness", v, sizeof v);
-        ck_assert_msg(strcmp(v, "NOT IMPLEMENTED") == 0, "stage %d: %s", s, v);
-    }
-    for (int s = 3; s <= 5; s++) {
-        json_verdict(doc, s, "speed", v, sizeof v);
-        ck_assert_msg(strcmp(v, "SKIPPED") == 0, "stage %d speed: %s", s, v);
+        const char *want = spec->stages[s].given ? "PASS" : "NOT IMPLEMENTED";
+        ck_assert_msg(strcmp(v, want) == 0, "%s stage %d: %s, expected %s", lab, s, v, want);
+        if (spec->stages[s].points_speed > 0) {
+            json_verdict(doc, s, "speed", v, sizeof v);
+            ck_assert_msg(strcmp(v, "SKIPPED") == 0, "%s stage %d speed: %s", lab, s, v);
+        }
     }
 }
 END_TEST
 
-/* The solution's most intricate kernel is clean under all four sanitizer tools. */
+/* The solutions' most intricate kernels are clean under all four sanitizer
+ * tools: lab 1's vectorised tile, lab 2's warp-synchronous finish. */
+static const char *const sanitized[][2] = {{"lab1", "5"}, {"lab2", "5"}};
+
 START_TEST(solution_sanitizer_clean)
 {
-    int rc = grade(NULL, "lab1", "--solutions", "--sanitize", "--stage", "5", NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    int rc = grade(NULL, sanitized[_i][0], "--solutions", "--sanitize", "--stage",
+                   sanitized[_i][1], NULL);
+    ck_assert_msg(rc == 0, "%s: exit %d:\n%s", sanitized[_i][0], rc, out);
     HAS("memcheck clean  racecheck clean  synccheck clean  initcheck clean");
     HAS("4 sanitizer runs, 0 with findings");
 }
 END_TEST
+
+#define N_SANITIZED ((int)(sizeof sanitized / sizeof sanitized[0]))
 
 Suite *make_grade_suite(void)
 {
@@ -515,18 +550,20 @@ Suite *make_grade_suite(void)
 int grade_gpu_test_count(void)
 {
     load_cases();
-    return 3 + n_gpu_cases;
+    load_labs();
+    return 2 * n_available + N_SANITIZED + n_gpu_cases;
 }
 
 Suite *make_grade_gpu_suite(void)
 {
     load_cases();
+    load_labs();
     Suite *s = suite_create("grade-gpu");
     TCase *tc = tcase_create("grade-gpu");
     tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, solutions_full_marks);
-    tcase_add_test(tc, skeleton_fails_cleanly);
-    tcase_add_test(tc, solution_sanitizer_clean);
+    tcase_add_loop_test(tc, solutions_full_marks, 0, n_available);
+    tcase_add_loop_test(tc, skeleton_fails_cleanly, 0, n_available);
+    tcase_add_loop_test(tc, solution_sanitizer_clean, 0, N_SANITIZED);
     if (n_gpu_cases)
         tcase_add_loop_test(tc, adversarial_gpu, 0, n_gpu_cases);
     suite_add_tcase(s, tc);

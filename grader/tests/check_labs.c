@@ -43,13 +43,16 @@ START_TEST(transpose_sizes)
 }
 END_TEST
 
-/* Every stage's speed is graded against earlier stages only, with a real
- * threshold, and the stage symbols are distinct. */
-START_TEST(stage_table_is_sound)
+/* In every available lab: each stage's speed is graded against earlier
+ * stages only, with a real threshold and a hint, and the symbols are distinct. */
+START_TEST(stage_tables_are_sound)
 {
-    const lab_spec *l = &lab_transpose;
-    ck_assert_int_eq(l->n_stages, 6);
+    const lab_spec *l = lab_table[_i];
+    if (!l->available)
+        return;
     ck_assert_int_le(l->n_stages, LAB_MAX_STAGES);
+    ck_assert_int_gt(l->n_sizes, 0);
+    ck_assert(l->bench_size >= 0 && l->bench_size < l->n_sizes);
     for (int s = 0; s < l->n_stages; s++) {
         const lab_stage *st = &l->stages[s];
         for (int t = 0; t < s; t++)
@@ -64,7 +67,17 @@ START_TEST(stage_table_is_sound)
         }
         if (st->given)
             ck_assert_int_eq(st->points_correct + st->points_speed, 0);
+        ck_assert(st->min_ceiling >= 0 && st->min_ceiling <= 1);
+        if (st->min_ceiling > 0)
+            ck_assert_int_gt(st->points_speed, 0);
     }
+}
+END_TEST
+
+START_TEST(transpose_thresholds)
+{
+    const lab_spec *l = &lab_transpose;
+    ck_assert_int_eq(l->n_stages, 6);
     /* A stage that only calls the one before it must not pass its speed test. */
     ck_assert(l->stages[4].min_speedup > 1.0);
     ck_assert(l->stages[5].min_speedup > 1.0);
@@ -79,7 +92,8 @@ Suite *make_labs_suite(void)
     TCase *tc = tcase_create("labs");
     tcase_add_test(tc, find_by_any_name);
     tcase_add_test(tc, transpose_sizes);
-    tcase_add_test(tc, stage_table_is_sound);
+    tcase_add_loop_test(tc, stage_tables_are_sound, 0, lab_count);
+    tcase_add_test(tc, transpose_thresholds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,42 @@
+/* lab_util.c: see lab_util.h. */
+#include "lab_util.h"
+
+#include <stdio.h>
+
+int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what)
+{
+    out->v = V_SETUP_ERROR;
+    snprintf(out->msg, sizeof out->msg, "the grader could not %s: %s (%s)%s", what,
+             cudaGetErrorName(err), cudaGetErrorString(err),
+             err == cudaErrorMemoryAllocation ? "; is another program using the GPU's memory?"
+                                              : "");
+    return -1;
+}
+
+int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out)
+{
+    long long off = 0;
+    cudaError_t err = cudaSuccess;
+    int bad = gbuf_guards_changed(b, &off, &err);
+    if (bad < 0)
+        return lab_fail_cuda(out, err, "read the guard zones back");
+    if (!bad)
+        return 0;
+    out->v = V_OUT_OF_BOUNDS;
+    if (off < 0)
+        snprintf(out->msg, sizeof out->msg,
+                 "memory %lld bytes before the start of %s was written (element %lld): an index "
+                 "went negative",
+                 -off, name, off / 4);
+    else if (off == (long long)(elems * 4))
+        snprintf(out->msg, sizeof out->msg,
+                 "%s was written right after its end (element %lld; it has %zu elements): a "
+                 "missing or wrong bounds check",
+                 name, off / 4, elems);
+    else
+        snprintf(out->msg, sizeof out->msg,
+                 "%s was written %lld bytes after its end (element %lld; it has %zu elements): a "
+                 "missing or wrong bounds check",
+                 name, off - (long long)(elems * 4), off / 4, elems);
+    return -1;
+}

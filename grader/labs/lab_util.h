@@ -1,0 +1,19 @@
+/* lab_util.h: what every lab specification's checks share: turning a CUDA
+ * error into a SETUP ERROR outcome, and a guard-zone check with a message that
+ * says where the stray write landed. Child side (CUDA calls). */
+#ifndef CUDA_LABS_LAB_UTIL_H
+#define CUDA_LABS_LAB_UTIL_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "../gbuf.h"
+#include "../lab.h"
+
+/* Fills out with "the grader could not <what>: <error>"; returns -1. */
+int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
+/* 0 when both guards of b (a buffer of elems floats called name) are intact;
+ * else -1 with OUT OF BOUNDS (or a SETUP ERROR when they cannot be read). */
+int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out);
+
+#endif

@@ -1,0 +1,437 @@
+/* grader/labs/reduce.c: lab 2's specification — the stages, their points and
+ * thresholds, the graded sizes, how inputs are made and how a sum is judged.
+ *
+ * Inputs. Two sets at every size, both checked: signed uniform values in
+ * [-0.9, 1.1) and a heavy-tailed set (|x| = 1/sqrt(u), Pareto with infinite
+ * variance, positive with probability 0.55) whose few huge values cancel,
+ * so the order of additions matters. Both have a positive mean, so the exact
+ * sum is far from zero: an all-zero output never passes, and one constant
+ * cannot match both sets.
+ *
+ * Tolerance. The expected sum is computed in double precision (exact to far
+ * below float resolution here). A float sum in any tree-like order is off by
+ * at most about ceil(log2 n) * u * sum|x| (u = 2^-24); in practice, over the
+ * summation orders students write (trees, grid-stride loops, a few hundred
+ * atomicAdds of block sums) the error stays under 6 u sum|x| (measured on the
+ * CPU over many seeds, grader/tests/check_labs.c repeats it). The grader
+ * accepts |got - exact| <= (8 + log2(n) / 2) * u * sum|x|: several times
+ * that, and far below one element of the input at the small sizes, where
+ * lost elements show. One float accumulator over the whole input (an
+ * atomicAdd per element) drifts further at large n; the handout says why.
+ *
+ * Thresholds. Each stage is timed against the stage before it, at 2^28
+ * floats. The reference solution's steps on an H200 (handouts/2-reduce.md has
+ * the table) were 10.97x, 1.63x, 1.29x, 1.85x, 1.31x, 1.05x and 1.90x; each
+ * threshold is at most 0.8 of that, and never below 1.0 (no stage may be
+ * slower than the one before): 3.0 (the whole GPU against one block; fewer
+ * SMs give less), 1.15, 1.03, 1.30, 1.05, 1.0 and 1.5. Stage 7 must also reach
+ * 80% of CUB's speed; the reference reaches 99%. */
+#define _GNU_SOURCE
+#include "reduce_lab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/compare.h"
+#include "../../common/rng.h"
+#include "../../labs/2-reduce/reduce.h"
+#include "../ceiling.h"
+#include "../gbuf.h"
+#include "../lab.h"
+#include "lab_util.h"
+#include "../policy.h"
+
+/* Stage 0 is the given one-block kernel: graded for correctness with 0 points
+ * and timed, so the table shows what one SM does alone. Every later stage
+ * must beat the stage before it. */
+static const lab_stage reduce_stages[] = {
+    {"one block (given)", "reduce_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0},
+    {"interleaved, divergent", "reduce_interleaved", 10, 5, 3.0, {0, -1}, 0,
+     "Stage 1 should use the whole GPU: one block per blockDim.x elements (a grid of "
+     "ceil(n / 256) blocks), each writing its block's sum to d_work, then the same kernel over "
+     "those sums until one block is left. If it is barely faster than one block, check that the "
+     "grid really has that many blocks.",
+     0},
+    {"interleaved, strided index", "reduce_strided", 10, 5, 1.15, {1, -1}, 0,
+     "The point of stage 2 is that the working threads are the first ones: thread tid works on "
+     "index = 2 * s * tid (only while index < blockDim.x), so whole warps either work or skip a "
+     "step. A branch on tid % (2 * s) is still stage 1.",
+     0},
+    {"sequential addressing", "reduce_sequential", 10, 5, 1.03, {2, -1}, 0,
+     "Fold the shared array in half: s runs from blockDim.x / 2 down to 1, and thread tid < s "
+     "adds sdata[tid + s]. A warp then reads 32 consecutive words, one per bank; ncu's "
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.",
+     0},
+    {"first add during load", "reduce_first_add", 10, 5, 1.30, {3, -1}, 0,
+     "Each block should now cover 2 * blockDim.x elements and launch half as many blocks: "
+     "thread tid adds in[i] and in[i + blockDim.x] (both loads coalesced) before the tree. "
+     "Check that reduce_in_passes gets per_block = 2 * threads.",
+     0},
+    {"unrolled last warp", "reduce_unroll_warp", 10, 5, 1.05, {4, -1}, 0,
+     "Stop the shared-memory loop at s = 64 (s > 32) and let warp 0 finish with __syncwarp() "
+     "between each read and write, with no __syncthreads() and no tid < s test inside. A "
+     "__syncthreads() left in the warp steps costs as much as before.",
+     0},
+    {"complete unroll (template)", "reduce_unroll_all", 10, 5, 1.0, {5, -1}, 0,
+     "Make the block size a template parameter (template <unsigned BLOCK>) and write each step "
+     "as if (BLOCK >= 512) { ... } so the compiler removes the loop; launch the instance "
+     "matching your block size. Runtime blockDim.x inside the steps keeps the loop alive.",
+     0},
+    {"many elements per thread, float4", "reduce_many", 10, 10, 1.50, {6, -1}, 0,
+     "Size the grid to the GPU (SMs x blocks per SM, from cudaOccupancyMaxActiveBlocksPerMultiprocessor), "
+     "let each thread loop over the input with a stride of gridDim.x * blockDim.x float4s, "
+     "issuing several float4 loads before adding any, and finish the few hundred block sums "
+     "with one more small launch. Thousands of blocks, or one float per load, leave it short of "
+     "the ceiling.",
+     0.80},
+};
+
+/* Small and awkward sizes first, so most bugs show quickly; the benchmark last. */
+static const size_t reduce_sizes[] = {
+    1, 2, 31, 32, 33, 1000, (size_t)1 << 20, ((size_t)1 << 20) + 7, 1000003, (size_t)1 << 28,
+};
+#define N_SIZES ((int)(sizeof reduce_sizes / sizeof reduce_sizes[0]))
+#define BENCH_SIZE (N_SIZES - 1)
+#define VARIANTS 2 /* uniform, heavy-tailed: both checked at every size */
+
+double reduce_tolerance(size_t n, double sum_abs)
+{
+    double u = ldexp(1.0, -24);
+    return (8.0 + 0.5 * log2((double)(n > 1 ? n : 1))) * u * sum_abs;
+}
+
+void reduce_make_input(float *x, size_t n, int variant, uint64_t seed, double *sum,
+                       double *sum_abs)
+{
+    rng r;
+    rng_seed(&r, rng_derive(seed, (uint64_t)variant));
+    if (variant == 0) {
+        rng_fill_uniform(&r, x, n, -0.9f, 1.1f);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            /* u in (0, 1]: 53 random bits, never 0 */
+            double u = ((double)(rng_next(&r) >> 11) + 1.0) * ldexp(1.0, -53);
+            double m = 1.0 / sqrt(u);
+            x[i] = (float)((rng_next(&r) >> 11) * ldexp(1.0, -53) < 0.45 ? -m : m);
+        }
+    }
+    for (;;) {
+        double s = 0, a = 0;
+        for (size_t i = 0; i < n; i++) {
+            s += x[i];
+            a += fabs(x[i]);
+        }
+        /* Keep the exact sum well away from zero (rare with these means, but
+         * possible at tiny n): then no constant 0 can pass. */
+        if (fabs(s) > 16.0 * reduce_tolerance(n, a) && a > 0) {
+            *sum = s;
+            *sum_abs = a;
+            return;
+        }
+        x[0] += 1.0f;
+    }
+}
+
+int reduce_judge(double expect, double sum_abs, size_t n, float got, char *msg, size_t msgn)
+{
+    double tol = reduce_tolerance(n, sum_abs);
+    uint32_t bits;
+    memcpy(&bits, &got, sizeof bits);
+    if (bits == COMPARE_UNWRITTEN) {
+        snprintf(msg, msgn,
+                 "d_out[0] was never written (it still holds the grader's NaN pattern; expected "
+                 "%.9g). Does the last pass, the one with a single block, write to d_out "
+                 "rather than to d_work?",
+                 expect);
+        return V_NOT_WRITTEN;
+    }
+    if (isnan(got) || isinf(got)) {
+        snprintf(msg, msgn,
+                 "d_out[0] is %s, expected %.9g. A NaN comes from adding something that is not "
+                 "input: an element past n (check the bounds on every load, including the "
+                 "second one of a first add), a d_work slot no pass wrote, or a shared-memory "
+                 "slot read before it was written.",
+                 isnan(got) ? "NaN" : "infinite", expect);
+        return V_NAN;
+    }
+    double diff = fabs((double)got - expect);
+    if (diff <= tol)
+        return V_PASS;
+    char why[200] = "";
+    double ratio = (double)got / expect;
+    if (got == 0.0f)
+        snprintf(why, sizeof why, " A zero: the sum was never stored, or stored before it was complete.");
+    else if (ratio > 0.0 && ratio < 0.999)
+        snprintf(why, sizeof why,
+                 " It is %.1f%% of the exact sum: part of the input (or of the partial sums) "
+                 "was left out.",
+                 100.0 * ratio);
+    else if (ratio > 1.001)
+        snprintf(why, sizeof why,
+                 " It is %.1f%% of the exact sum: some elements or partial sums were added "
+                 "twice.",
+                 100.0 * ratio);
+    snprintf(msg, msgn,
+             "d_out[0] = %.9g, expected %.9g (off by %.3g; a float sum may be off by %.3g at "
+             "this size).%s Common causes: the elements past the last full block "
+             "(n is often not a multiple of the block size), a missing __syncthreads() between "
+             "two steps of the tree, or a pass reading sums another block has not written yet.",
+             got, expect, diff, tol, why);
+    return V_WRONG;
+}
+
+/* Host inputs of one size and their exact sums: made once in the parent by
+ * pregenerate (children share them through fork), or by setup on demand. */
+typedef struct host_data {
+    uint64_t seed;
+    int made;
+    float *in[VARIANTS];
+    double sum[VARIANTS], sum_abs[VARIANTS];
+} host_data;
+
+static host_data cache[N_SIZES];
+
+struct lab_ctx {
+    size_t n;
+    host_data own; /* used when the cache does not hold this size */
+    const host_data *h;
+    gbuf in, out, work;
+    void *d_variant[VARIANTS]; /* device copies of the inputs, to reload quickly */
+    float *h_got;              /* pinned: inputs read back */
+    void *d_temp;              /* CUB's temporary storage */
+    size_t temp_bytes;
+    int (*cub_sum)(const float *, size_t, float *, void *, size_t, cudaStream_t);
+};
+
+static void size_text(int size, char *buf, size_t n)
+{
+    size_t v = reduce_sizes[size];
+    if (v >= 1024 && (v & (v - 1)) == 0)
+        snprintf(buf, n, "n = 2^%d", (int)log2((double)v));
+    else if (v > 1024 && ((v - 7) & (v - 8)) == 0)
+        snprintf(buf, n, "n = 2^%d + 7", (int)log2((double)(v - 7)));
+    else
+        snprintf(buf, n, "n = %zu", v);
+}
+
+/* Gigabytes read per call: every element once. */
+static double work(int size)
+{
+    return 4.0 * (double)reduce_sizes[size] / 1e9;
+}
+
+static void host_data_free(host_data *h)
+{
+    for (int v = 0; v < VARIANTS; v++)
+        free(h->in[v]);
+    memset(h, 0, sizeof *h);
+}
+
+static int host_data_make(host_data *h, int size, uint64_t seed)
+{
+    size_t n = reduce_sizes[size];
+    h->seed = seed;
+    for (int v = 0; v < VARIANTS; v++) {
+        h->in[v] = malloc(n * sizeof(float));
+        if (!h->in[v]) {
+            host_data_free(h);
+            return -1;
+        }
+        reduce_make_input(h->in[v], n, v, seed, &h->sum[v], &h->sum_abs[v]);
+    }
+    h->made = 1;
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    (void)variants; /* both sets, always */
+    if (size < 0 || size >= N_SIZES)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed);
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    gbuf_free(&c->in);
+    gbuf_free(&c->out);
+    gbuf_free(&c->work);
+    host_data_free(&c->own);
+    for (int v = 0; v < VARIANTS; v++)
+        if (c->d_variant[v])
+            cudaFree(c->d_variant[v]);
+    if (c->h_got)
+        cudaFreeHost(c->h_got);
+    if (c->d_temp)
+        cudaFree(c->d_temp);
+    free(c);
+}
+
+static int setup(lab_ctx **pctx, int size, uint64_t seed, int variants, check_outcome *out)
+{
+    (void)variants;
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "out of host memory");
+        return -1;
+    }
+    c->n = reduce_sizes[size];
+    size_t bytes = c->n * sizeof(float);
+    c->h = &cache[size];
+    if (!c->h->made || c->h->seed != seed) {
+        if (host_data_make(&c->own, size, seed) != 0) {
+            out->v = V_SETUP_ERROR;
+            snprintf(out->msg, sizeof out->msg, "out of host memory for %zu MB of inputs",
+                     VARIANTS * (bytes >> 20));
+            return -1;
+        }
+        c->h = &c->own;
+    }
+
+    static const char *const syms[] = {"ceiling_reduce_temp_bytes", "ceiling_reduce_sum"};
+    void *fns[2];
+    if (ceiling_load("lab2", syms, fns, 2, out->msg, sizeof out->msg) != 0) {
+        out->v = V_SETUP_ERROR;
+        return -1;
+    }
+    int (*temp_bytes)(size_t, size_t *) = (int (*)(size_t, size_t *))fns[0];
+    c->cub_sum = (int (*)(const float *, size_t, float *, void *, size_t, cudaStream_t))fns[1];
+
+    rng r; /* guard patterns, from the same seed */
+    rng_seed(&r, rng_derive(seed, 77));
+    cudaError_t err = gbuf_alloc(&c->in, bytes, rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the input buffer");
+    err = gbuf_alloc(&c->out, sizeof(float), rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the output");
+    err = gbuf_alloc(&c->work, reduce_work_floats(c->n) * sizeof(float), rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the workspace");
+    err = cudaMallocHost((void **)&c->h_got, bytes);
+    if (err != cudaSuccess) {
+        c->h_got = NULL;
+        return lab_fail_cuda(out, err, "allocate pinned host memory");
+    }
+    if (temp_bytes(c->n, &c->temp_bytes) != 0)
+        return lab_fail_cuda(out, cudaGetLastError(), "size CUB's temporary storage");
+    err = cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1);
+    if (err != cudaSuccess) {
+        c->d_temp = NULL;
+        return lab_fail_cuda(out, err, "allocate CUB's temporary storage");
+    }
+    for (int v = 0; v < VARIANTS; v++) {
+        err = cudaMalloc(&c->d_variant[v], bytes);
+        if (err != cudaSuccess) {
+            c->d_variant[v] = NULL;
+            return lab_fail_cuda(out, err, "allocate the input copies");
+        }
+        err = cudaMemcpy(c->d_variant[v], c->h->in[v], bytes, cudaMemcpyHostToDevice);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "upload the inputs");
+    }
+    return 0;
+}
+
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    cudaError_t err = cudaMemcpyAsync(c->in.d, c->d_variant[variant], c->n * sizeof(float),
+                                      cudaMemcpyDeviceToDevice, s);
+    if (err == cudaSuccess)
+        err = gbuf_poison(&c->out, s);
+    if (err == cudaSuccess)
+        err = gbuf_poison(&c->work, s);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "load the input");
+    return 0;
+}
+
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    (void)stage;
+    reduce_fn f = (reduce_fn)fn;
+    return (int)f((const float *)c->in.d, c->n, (float *)c->out.d, (float *)c->work.d, s);
+}
+
+static int call_ceiling(lab_ctx *c, cudaStream_t s)
+{
+    return c->cub_sum((const float *)c->in.d, c->n, (float *)c->out.d, c->d_temp, c->temp_bytes,
+                      s);
+}
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    (void)stage;
+    size_t bytes = c->n * sizeof(float);
+    if (lab_guard_check(&c->out, "the output d_out", 1, out) ||
+        lab_guard_check(&c->work, "the workspace d_work", reduce_work_floats(c->n), out) ||
+        lab_guard_check(&c->in, "the input d_in", c->n, out))
+        return -1;
+    cudaError_t err;
+    if (full) {
+        err = cudaMemcpy(c->h_got, c->in.d, bytes, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "read the input back");
+        long long w = compare_first_diff_word(c->h->in[variant], c->h_got, bytes);
+        if (w >= 0) {
+            out->v = V_INPUT_MODIFIED;
+            snprintf(out->msg, sizeof out->msg,
+                     "the input d_in was changed, first at d_in[%lld] (was %.7g, now %.7g): a "
+                     "stage may only read its input; partial sums go to d_work",
+                     w, c->h->in[variant][w], c->h_got[w]);
+            return -1;
+        }
+    }
+    float got;
+    err = cudaMemcpy(&got, c->out.d, sizeof got, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "read the output back");
+    int v = reduce_judge(c->h->sum[variant], c->h->sum_abs[variant], c->n, got, out->msg,
+                         sizeof out->msg);
+    if (v == V_PASS)
+        return 0;
+    out->v = (verdict)v;
+    if (variant == 1) { /* say which input set: the heavy tail has its own traps */
+        size_t len = strlen(out->msg);
+        snprintf(out->msg + len, sizeof out->msg - len, " (the heavy-tailed input set)");
+    }
+    return -1;
+}
+
+/* The reference solution on an H200, GB/s (handouts/2-reduce.md). */
+static const double h200_reference[] = {38, 416, 679, 877, 1624, 2140, 2243, 4249};
+
+const lab_spec lab_reduce = {
+    .number = 2,
+    .name = "reduce",
+    .dir = "2-reduce",
+    .available = 1,
+    .stages = reduce_stages,
+    .n_stages = (int)(sizeof reduce_stages / sizeof reduce_stages[0]),
+    .n_sizes = N_SIZES,
+    .bench_size = BENCH_SIZE,
+    .check_variants = VARIANTS,
+    .unit = "GB/s",
+    .ceiling_name = "CUB DeviceReduce::Sum",
+    .forbidden_calls = policy_stream_stage_rules,
+    .reference_gpu = "NVIDIA H200",
+    .reference_throughput = h200_reference,
+    .timeout_correct_s = 60,
+    .timeout_perf_s = 90,
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .setup = setup,
+    .prepare = prepare,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};
