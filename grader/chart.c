@@ -35,8 +35,10 @@ static double nice_step(double max)
 
 int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devinfo *dev)
 {
-    int rows = 0;
+    int rows = 0, several = 0; /* several: stages have ceilings of their own */
     double top = 0, ceiling = 0;
+    for (int s = 0; s < spec->n_stages; s++)
+        several |= spec->stages[s].ceiling != NULL;
     int reference = spec->reference_gpu && dev && strcmp(dev->name, spec->reference_gpu) == 0;
     for (int s = 0; s < spec->n_stages; s++) {
         const test_record *c = &res->t[s][TEST_CORRECT], *p = &res->t[s][TEST_PERF];
@@ -83,6 +85,13 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
                "<text x=\"%d\" y=\"51\">threshold</text>\n",
             lx + 4, lx + 4, lx + 11);
     lx += 90;
+    if (several) {
+        fprintf(f, "<line x1=\"%d\" y1=\"40\" x2=\"%d\" y2=\"54\" stroke=\"#444\" "
+                   "stroke-dasharray=\"4,3\" stroke-width=\"1.5\"/><text x=\"%d\" y=\"51\">its "
+                   "ceiling</text>\n",
+                lx, lx, lx + 7);
+        lx += 90;
+    }
     if (reference)
         fprintf(f, "<path d=\"M%d,46 l6,-6 l6,6 l-6,6 z\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.5\"/>"
                    "<text x=\"%d\" y=\"51\">reference solution</text>\n",
@@ -132,6 +141,14 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
                        "stroke-width=\"2\"><title>needs %.2fx over stage %d: %.0f %s</title></line>\n",
                     x, by - 4, x, by + BAR + 4, p->min_speedup, p->base, need, spec->unit);
         }
+        if (several && t->ceiling_throughput > 0) { /* this row's own ceiling */
+            double x = PLOT_X0 + t->ceiling_throughput / axis * PLOT_W;
+            format_xml_escape(lab_ceiling_name(spec, s), esc, sizeof esc);
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\" "
+                       "stroke-dasharray=\"4,3\" stroke-width=\"1.5\"><title>ceiling: %s, %.0f "
+                       "%s</title></line>\n",
+                    x, by - 6, x, by + BAR + 6, esc, t->ceiling_throughput, spec->unit);
+        }
         if (reference && spec->reference_throughput && spec->reference_throughput[s] > 0) {
             double x = PLOT_X0 + spec->reference_throughput[s] / axis * PLOT_W;
             fprintf(f, "<path d=\"M%.1f,%d l6,-6 l6,6 l-6,6 z\" fill=\"none\" stroke=\"#333\" "
@@ -139,7 +156,7 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
                     x - 6, by + BAR / 2, spec->reference_throughput[s], spec->unit);
         }
     }
-    if (ceiling > 0) {
+    if (ceiling > 0 && !several) {
         double x = PLOT_X0 + ceiling / axis * PLOT_W;
         format_xml_escape(spec->ceiling_name, esc, sizeof esc);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\" "

@@ -184,7 +184,7 @@ int config_write_calibration(FILE *f, const lab_spec *const *specs, const lab_re
                 if (c > 1.0)
                     c = 1.0;
                 fprintf(f, "lab%d.s%d.min_ceiling = %.2f   # measured %.1f%% of %s; built in %.2f\n",
-                        spec->number, s, c, p->pct_ceiling, spec->ceiling_name,
+                        spec->number, s, c, p->pct_ceiling, lab_ceiling_name(spec, s),
                         spec->stages[s].min_ceiling);
             }
         }

@@ -80,7 +80,7 @@ static void metrics_text(const test_item *it, char *buf, size_t n)
     if (!t->timed)
         return;
     int k = snprintf(buf, n, "%.0f %s, %.1f%% of %s", t->throughput, it->spec->unit,
-                     t->pct_ceiling, it->spec->ceiling_name);
+                     t->pct_ceiling, lab_ceiling_name(it->spec, it->stage));
     if (k > 0 && (size_t)k < n && t->base >= 0)
         k += snprintf(buf + k, n - (size_t)k, ", %.2fx over stage %d (needs %.2fx)", t->speedup,
                       t->base, t->min_speedup);

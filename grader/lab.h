@@ -24,6 +24,7 @@ typedef struct lab_stage {
     int given;           /* complete in the skeleton (a yardstick), not the student's work */
     const char *hint;    /* the likely cause when the stage is correct but too slow */
     double min_ceiling;  /* fraction of the ceiling it must also reach; 0 = none */
+    const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
 } lab_stage;
 
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
@@ -55,21 +56,30 @@ typedef struct lab_spec {
     double timeout_perf_s;
     /* Host side, no CUDA. */
     void (*size_text)(int size, char *buf, size_t n); /* "8192 x 8192" */
-    double (*work)(int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */
+    double (*work)(int stage, int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */
     /* Parent side, optional, no CUDA: makes the host data of a size before any
      * test forks, so every child shares one copy instead of making its own. */
     int (*pregenerate)(int size, uint64_t seed, int variants);
     /* Child side, CUDA allowed. All return 0 on success; on failure they fill out. */
-    int (*setup)(lab_ctx **ctx, int size, uint64_t seed, int variants, check_outcome *out);
+    int (*setup)(lab_ctx **ctx, int stage, int size, uint64_t seed, int variants,
+                 check_outcome *out);
     /* Loads input variant v into the graded buffers and poisons the outputs. */
     int (*prepare)(lab_ctx *ctx, int variant, cudaStream_t s, check_outcome *out);
     /* Calls stage function fn (from the library) on the graded buffers; returns its status. */
     int (*call)(lab_ctx *ctx, int stage, void *fn, cudaStream_t s);
-    int (*call_ceiling)(lab_ctx *ctx, cudaStream_t s);
+    /* Calls the ceiling (the grader's reference operation) of stage `stage`. */
+    int (*call_ceiling)(lab_ctx *ctx, int stage, cudaStream_t s);
     /* Checks outputs and guard zones; full also checks the inputs are unchanged. */
     int (*check)(lab_ctx *ctx, int stage, int variant, int full, check_outcome *out);
     void (*teardown)(lab_ctx *ctx);
 } lab_spec;
+
+/* The name of the ceiling stage s is measured against. */
+static inline const char *lab_ceiling_name(const lab_spec *spec, int s)
+{
+    return s >= 0 && s < spec->n_stages && spec->stages[s].ceiling ? spec->stages[s].ceiling
+                                                                    : spec->ceiling_name;
+}
 
 /* The table of every lab, available or not (grader/labs/registry.c). */
 extern const lab_spec *const lab_table[];

@@ -126,7 +126,8 @@ static void list_labs(const grade_config *c)
                 if (st->base[1] >= 0)
                     printf(" or %d, the faster", st->base[1]);
                 if (st->min_ceiling > 0)
-                    printf(", and >= %.0f%% of %s", 100.0 * st->min_ceiling, spec->ceiling_name);
+                    printf(", and >= %.0f%% of %s", 100.0 * st->min_ceiling,
+                           lab_ceiling_name(spec, s));
             } else if (st->given) {
                 printf("  (given; timed for reference)");
             } else {

@@ -38,7 +38,7 @@ void report_live_line(FILE *f, const lab_spec *spec, const lab_results *res, int
     }
     if (t->timed)
         fprintf(f, ", %.0f %s (%.0f%% of %s)", t->throughput, spec->unit, t->pct_ceiling,
-                spec->ceiling_name);
+                lab_ceiling_name(spec, stage));
     if (p->graded && p->timed && p->base >= 0)
         fprintf(f, ", %.2fx over stage %d", p->speedup, p->base);
     if (p->graded)
@@ -60,19 +60,34 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
     snprintf(unit_col, sizeof unit_col, "%s", spec->unit);
     fprintf(f, "\n  %-2s %-34s %-16s %9s %8s  %-15s %6s  %6s\n", "#", "stage", "correct",
             unit_col, "% ceil", "speedup", "needs", "points");
-    double ceiling = 0;
+    /* The ceilings measured, by name (a lab may have one per kind of stage). */
+    const char *ceil_name[LAB_MAX_STAGES];
+    double ceil_best[LAB_MAX_STAGES];
+    int n_ceil = 0;
     for (int s = 0; s < spec->n_stages; s++) {
         const test_record *c = rec(res, s, TEST_CORRECT);
         const test_record *p = rec(res, s, TEST_PERF);
         if (!c->graded && !p->graded)
             continue;
         const test_record *t = p->timed ? p : c;
+        double ceiling = 0;
         char thr[16] = "-", pct[16] = "-", spd[32] = "-", needs[16] = "-", pts[16];
         if (t->timed) {
             snprintf(thr, sizeof thr, "%.0f", t->throughput);
             snprintf(pct, sizeof pct, "%.1f%%", t->pct_ceiling);
-            if (t->ceiling_throughput > ceiling)
-                ceiling = t->ceiling_throughput;
+            ceiling = t->ceiling_throughput;
+        }
+        if (ceiling > 0) {
+            const char *name = lab_ceiling_name(spec, s);
+            int k = 0;
+            while (k < n_ceil && strcmp(ceil_name[k], name) != 0)
+                k++;
+            if (k == n_ceil) {
+                ceil_name[n_ceil] = name;
+                ceil_best[n_ceil++] = 0;
+            }
+            if (ceiling > ceil_best[k])
+                ceil_best[k] = ceiling;
         }
         if (p->timed && p->base >= 0)
             snprintf(spd, sizeof spd, "%.2fx over %d", p->speedup, p->base);
@@ -93,9 +108,9 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
         fprintf(f, "  %-2d %-34s %-16s %9s %8s  %-15s %6s  %6s\n", s, spec->stages[s].title, cv,
                 thr, pct, spd, needs, pts);
     }
-    if (ceiling > 0)
-        fprintf(f, "  ceiling: %s at %.0f %s, measured in this run\n", spec->ceiling_name,
-                ceiling, spec->unit);
+    for (int k = 0; k < n_ceil; k++)
+        fprintf(f, "  ceiling: %s at %.0f %s, measured in this run\n", ceil_name[k],
+                ceil_best[k], spec->unit);
 }
 
 void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint64_t seed,
@@ -222,6 +237,7 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
             verdict_name(t->v), report_json_escape(t->msg, esc, sizeof esc),
             results_points(spec, s, k, t), results_max_points(spec, s, k));
     if (t->timed) {
+        fprintf(f, ", \"ceiling\": \"%s\"", report_json_escape(lab_ceiling_name(spec, s), esc, sizeof esc));
         fprintf(f, ", \"timing\": {\"reps\": %d, ", t->reps);
         json_num(f, "median_ms", t->median_ms, 1);
         json_num(f, "p10_ms", t->p10_ms, 1);

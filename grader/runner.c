@@ -196,8 +196,8 @@ typedef struct call_result {
  * poisoned outputs (done by prepare). The start event is queued behind the L2
  * flush, so the GPU is still busy flushing while the host launches the stage:
  * the host's launch latency stays out of the measured time. */
-static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, void *fn,
-                       call_result *cr)
+static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
+                       void *fn, call_result *cr)
 {
     const lab_spec *spec = run->spec;
     memset(cr, 0, sizeof *cr);
@@ -209,7 +209,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     gpu_timer_start(&env->timer, env->stream);
     double t0 = wall_ms();
     cr->status = stage >= 0 ? spec->call(ctx, stage, fn, env->stream)
-                            : spec->call_ceiling(ctx, env->stream);
+                            : spec->call_ceiling(ctx, owner, env->stream);
     gpu_timer_stop(&env->timer, env->stream);
     cr->launch = cudaGetLastError();
     cr->sync = cudaDeviceSynchronize();
@@ -220,11 +220,11 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
 }
 
 /* Turns a call's status and CUDA errors into an outcome; 0 when all is well. */
-static int call_outcome(grade_run *run, child_env *env, int stage, const call_result *cr,
-                        const char *size, check_outcome *out)
+static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
+                        const call_result *cr, const char *size, check_outcome *out)
 {
     const lab_spec *spec = run->spec;
-    const char *sym = stage >= 0 ? spec->stages[stage].symbol : spec->ceiling_name;
+    const char *sym = stage >= 0 ? spec->stages[stage].symbol : lab_ceiling_name(spec, owner);
     if (stage >= 0 && cr->status == STATUS_TODO) {
         out->v = V_TODO;
         snprintf(out->msg, sizeof out->msg,
@@ -305,8 +305,8 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
             if (spec->prepare(ctx, variant, env->stream, out) != 0)
                 return idx;
             call_result cr;
-            timed_call(run, env, ctx, t->stage, t->fn, &cr);
-            if (call_outcome(run, env, t->stage, &cr, size, out) != 0)
+            timed_call(run, env, ctx, t->stage, f[0].stage, t->fn, &cr);
+            if (call_outcome(run, env, t->stage, f[0].stage, &cr, size, out) != 0)
                 return idx;
             if (t->stage >= 0 && spec->check(ctx, t->stage, variant, 0, out) != 0)
                 return idx;
@@ -339,7 +339,7 @@ static timed_fn *alloc_timed(int nf, int reps)
 static void summarise(grade_run *run, test_record *rec, timed_fn *f, int nf, int reps)
 {
     const lab_spec *spec = run->spec;
-    double work = spec->work(spec->bench_size);
+    double work = spec->work(f[0].stage, spec->bench_size);
     results_open();
     rec->timed = 1;
     rec->reps = reps;
@@ -365,7 +365,7 @@ static void summarise(grade_run *run, test_record *rec, timed_fn *f, int nf, int
 
 /* Event time far below wall time means work ran where the events did not see
  * it (another stream, a host thread); a speed above the ceiling cannot be. */
-static int timing_sane(grade_run *run, const test_record *rec, check_outcome *out)
+static int timing_sane(grade_run *run, int rec_stage, const test_record *rec, check_outcome *out)
 {
     const lab_spec *spec = run->spec;
     if (rec->wall_ms > 1.5 * rec->median_ms + 1.0) {
@@ -382,7 +382,7 @@ static int timing_sane(grade_run *run, const test_record *rec, check_outcome *ou
         snprintf(out->msg, sizeof out->msg,
                  "%.0f %s is more than the %s ceiling measured in the same run (%.0f %s): the "
                  "stage cannot be doing all of its work",
-                 rec->throughput, spec->unit, spec->ceiling_name, rec->ceiling_throughput,
+                 rec->throughput, spec->unit, lab_ceiling_name(spec, rec_stage), rec->ceiling_throughput,
                  spec->unit);
         return -1;
     }
@@ -404,7 +404,7 @@ static void correctness_body(grade_run *run, int stage)
     int graded_sizes = 0;
 
     for (int size = 0; size < spec->n_sizes; size++) {
-        if (run->quick && spec->work(size) > RUNNER_QUICK_WORK)
+        if (run->quick && spec->work(stage, size) > RUNNER_QUICK_WORK)
             continue;
         graded_sizes++;
         char sz[64];
@@ -415,15 +415,16 @@ static void correctness_body(grade_run *run, int stage)
         /* Every input set the lab checks, and two for timing. */
         int checked = spec->check_variants > 1 ? spec->check_variants : 1;
         int variants = timed_here && size == spec->bench_size && checked < 2 ? 2 : checked;
-        if (spec->setup(&ctx, size, runner_size_seed(run->seed, stage, size), variants, &out) != 0)
+        if (spec->setup(&ctx, stage, size, runner_size_seed(run->seed, stage, size), variants,
+                        &out) != 0)
             finish_outcome(rec, &out);
         for (int v = 0; v < checked; v++) {
             if (spec->prepare(ctx, v, env.stream, &out) != 0)
                 finish_outcome(rec, &out);
             rec_progress(rec, size, PHASE_RUN);
             call_result cr;
-            timed_call(run, &env, ctx, stage, fn, &cr);
-            if (call_outcome(run, &env, stage, &cr, sz, &out) != 0)
+            timed_call(run, &env, ctx, stage, stage, fn, &cr);
+            if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
                 finish_outcome(rec, &out); /* the message names the size already */
             rec_progress(rec, size, PHASE_CHECK);
             if (spec->check(ctx, stage, v, 1, &out) != 0)
@@ -442,7 +443,7 @@ static void correctness_body(grade_run *run, int stage)
             if (measure(run, &env, rec, ctx, variants, f, 2, reps, sz, &out) >= 0)
                 finish(rec, out.v, "while timing at %s: %s", sz, out.msg);
             summarise(run, rec, f, 2, reps);
-            if (timing_sane(run, rec, &out) != 0)
+            if (timing_sane(run, stage, rec, &out) != 0)
                 finish_outcome(rec, &out);
         }
         spec->teardown(ctx);
@@ -504,7 +505,7 @@ static void perf_body(grade_run *run, int stage)
     check_outcome out = {V_NOT_RUN, ""};
     lab_ctx *ctx = NULL;
     rec_progress(rec, size, PHASE_SETUP);
-    if (spec->setup(&ctx, size, runner_size_seed(run->seed, stage, size), 2, &out) != 0)
+    if (spec->setup(&ctx, stage, size, runner_size_seed(run->seed, stage, size), 2, &out) != 0)
         finish_outcome(rec, &out);
 
     rec_progress(rec, size, PHASE_TIMING);
@@ -526,12 +527,13 @@ static void perf_body(grade_run *run, int stage)
     if (spec->prepare(ctx, 1, env.stream, &out) != 0)
         finish_outcome(rec, &out);
     call_result cr;
-    timed_call(run, &env, ctx, stage, f[0].fn, &cr);
-    if (call_outcome(run, &env, stage, &cr, sz, &out) != 0 || spec->check(ctx, stage, 1, 1, &out))
+    timed_call(run, &env, ctx, stage, stage, f[0].fn, &cr);
+    if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0 ||
+        spec->check(ctx, stage, 1, 1, &out))
         finish(rec, out.v, "after timing, at %s: %s", sz, out.msg);
 
     summarise(run, rec, f, nf, run->reps);
-    if (timing_sane(run, rec, &out) != 0)
+    if (timing_sane(run, stage, rec, &out) != 0)
         finish_outcome(rec, &out);
     spec->teardown(ctx);
     if (rec->speedup < st->min_speedup)
@@ -539,16 +541,16 @@ static void perf_body(grade_run *run, int stage)
                "%.2fx over stage %d (%s); this stage needs %.2fx. It runs at %.0f %s, %.0f%% of "
                "%s.",
                rec->speedup, rec->base, spec->stages[rec->base].title, st->min_speedup,
-               rec->throughput, spec->unit, rec->pct_ceiling, spec->ceiling_name);
+               rec->throughput, spec->unit, rec->pct_ceiling, lab_ceiling_name(spec, stage));
     if (st->min_ceiling > 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
         finish(rec, V_SLOW,
                "%.0f%% of %s (%.0f %s); this stage needs %.0f%% as well as %.2fx over stage %d "
                "(it has %.2fx)",
-               rec->pct_ceiling, spec->ceiling_name, rec->throughput, spec->unit,
+               rec->pct_ceiling, lab_ceiling_name(spec, stage), rec->throughput, spec->unit,
                100.0 * st->min_ceiling, st->min_speedup, rec->base, rec->speedup);
     if (st->min_ceiling > 0)
         finish(rec, V_PASS, "%.2fx over stage %d (needs %.2fx) and %.0f%% of %s (needs %.0f%%)",
-               rec->speedup, rec->base, st->min_speedup, rec->pct_ceiling, spec->ceiling_name,
+               rec->speedup, rec->base, st->min_speedup, rec->pct_ceiling, lab_ceiling_name(spec, stage),
                100.0 * st->min_ceiling);
     finish(rec, V_PASS, "%.2fx over stage %d (needs %.2fx)", rec->speedup, rec->base,
            st->min_speedup);

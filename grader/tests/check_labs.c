@@ -39,7 +39,7 @@ START_TEST(transpose_sizes)
     lab_transpose.size_text(lab_transpose.bench_size, b, sizeof b);
     ck_assert_str_eq(b, "8192 x 8192");
     /* 2 x 8192^2 floats of 4 bytes = 0.537 GB per call */
-    ck_assert_double_eq_tol(lab_transpose.work(lab_transpose.bench_size), 0.536870912, 1e-9);
+    ck_assert_double_eq_tol(lab_transpose.work(5, lab_transpose.bench_size), 0.536870912, 1e-9);
 }
 END_TEST
 

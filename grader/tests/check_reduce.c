@@ -155,7 +155,7 @@ START_TEST(reduce_sizes)
         ck_assert_str_eq(t, want[i]);
     }
     ck_assert_int_eq(lab_reduce.bench_size, lab_reduce.n_sizes - 1);
-    ck_assert_double_eq_tol(lab_reduce.work(lab_reduce.bench_size), 1.073741824, 1e-9);
+    ck_assert_double_eq_tol(lab_reduce.work(7, lab_reduce.bench_size), 1.073741824, 1e-9);
     ck_assert_int_eq(lab_reduce.check_variants, 2);
 }
 END_TEST
