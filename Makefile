@@ -36,7 +36,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -l
 # ---- the labs ------------------------------------------------------------------
 # number:folder:name of every lab that exists; the others are announced as not
 # available yet.
-LABS := 1:1-transpose:transpose 2:2-reduce:reduce
+LABS := 1:1-transpose:transpose 2:2-reduce:reduce 3:3-shuffle:shuffle
 ALL_LAB_NUMBERS := 1 2 3 4 5 6
 lab_num = $(word 1,$(subst :, ,$(1)))
 lab_dir = $(word 2,$(subst :, ,$(1)))
@@ -48,7 +48,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/verdict.c \
-              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c
+              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
@@ -97,8 +97,11 @@ grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
 # ---- the ceilings ------------------------------------------------------------------
 # The grader's reference operations (CUB, ...), one library per lab, loaded by
 # a grading child: the grader's own executable stays free of CUDA code.
-CEILING_LIBS := build/ceilings/lab2.so
+CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so
 build/ceilings/lab2.so: grader/ceilings/reduce.cu | check-nvcc
+	@mkdir -p build/ceilings
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
+build/ceilings/lab3.so: grader/ceilings/shuffle.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
 
@@ -184,7 +187,7 @@ coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARI
 	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
 
-# make bench: times the reference stages of labs 1 and 2 and the variants
+# make bench: times the reference stages of labs 1 to 3 and the variants
 # behind their last stages (GPU needed).
 build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
 	@mkdir -p build
@@ -192,10 +195,14 @@ build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/tra
 build/bench_reduce: grader/tests/bench_reduce.cu solutions/2-reduce/reduce.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/2-reduce -o $@ $<
+build/bench_shuffle: grader/tests/bench_shuffle.cu solutions/3-shuffle/shuffle.cu | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/3-shuffle -o $@ $<
 .PHONY: bench
-bench: build/bench_transpose build/bench_reduce
+bench: build/bench_transpose build/bench_reduce build/bench_shuffle
 	build/bench_transpose 8192 8192 30
 	build/bench_reduce 268435456 30
+	build/bench_shuffle 268435456 20
 endif
 
 # ---- tools -----------------------------------------------------------------------------

@@ -141,6 +141,13 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
                        "stroke-width=\"2\"><title>needs %.2fx over stage %d: %.0f %s</title></line>\n",
                     x, by - 4, x, by + BAR + 4, p->min_speedup, p->base, need, spec->unit);
         }
+        if (p->timed && p->base < 0 && p->min_ceiling > 0 && p->ceiling_throughput > 0) {
+            double need = p->ceiling_throughput * p->min_ceiling;
+            double x = PLOT_X0 + need / axis * PLOT_W;
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" "
+                       "stroke-width=\"2\"><title>needs %.0f%% of the ceiling: %.0f %s</title></line>\n",
+                    x, by - 4, x, by + BAR + 4, 100.0 * p->min_ceiling, need, spec->unit);
+        }
         if (several && t->ceiling_throughput > 0) { /* this row's own ceiling */
             double x = PLOT_X0 + t->ceiling_throughput / axis * PLOT_W;
             format_xml_escape(lab_ceiling_name(spec, s), esc, sizeof esc);

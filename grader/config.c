@@ -71,10 +71,15 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
         stage_override *o = &c->o[spec->number - 1][stage];
         int speed_key = strcmp(field, "points_speed") == 0 || strcmp(field, "min_speedup") == 0 ||
                         strcmp(field, "min_ceiling") == 0;
-        if (speed_key && spec->stages[stage].base[0] < 0) {
+        const lab_stage *ls = &spec->stages[stage];
+        if (speed_key && ls->base[0] < 0 &&
+            (ls->min_ceiling <= 0 || strcmp(field, "min_speedup") == 0)) {
             snprintf(err, errn,
-                     "%s:%d: lab%d stage %d has no earlier stage to compare its speed with: only "
-                     "points_correct and graded apply to it",
+                     ls->min_ceiling > 0
+                         ? "%s:%d: lab%d stage %d is held to a share of its ceiling, not to an "
+                           "earlier stage: use min_ceiling"
+                         : "%s:%d: lab%d stage %d has no earlier stage to compare its speed with: "
+                           "only points_correct and graded apply to it",
                      name, no, spec->number, stage);
             return -1;
         }
@@ -171,14 +176,17 @@ int config_write_calibration(FILE *f, const lab_spec *const *specs, const lab_re
             const test_record *p = &res[l].t[s][TEST_PERF];
             if (spec->stages[s].points_speed == 0)
                 continue;
-            if (!p->timed || !(p->speedup > 0)) {
-                fprintf(f, "# lab%d.s%d: no speedup measured (%s); built-in threshold %.2f kept\n",
-                        spec->number, s, verdict_name(p->v), spec->stages[s].min_speedup);
+            int has_base = spec->stages[s].base[0] >= 0; /* else held to its ceiling alone */
+            if (!p->timed || (has_base && !(p->speedup > 0))) {
+                fprintf(f, "# lab%d.s%d: not measured (%s); built-in thresholds kept\n",
+                        spec->number, s, verdict_name(p->v));
                 continue;
             }
-            double t = floor(fraction * p->speedup * 100.0) / 100.0;
-            fprintf(f, "lab%d.s%d.min_speedup = %.2f   # measured %.2fx over stage %d; built in %.2f\n",
-                    spec->number, s, t, p->speedup, p->base, spec->stages[s].min_speedup);
+            if (has_base) {
+                double t = floor(fraction * p->speedup * 100.0) / 100.0;
+                fprintf(f, "lab%d.s%d.min_speedup = %.2f   # measured %.2fx over stage %d; built in %.2f\n",
+                        spec->number, s, t, p->speedup, p->base, spec->stages[s].min_speedup);
+            }
             if (spec->stages[s].min_ceiling > 0 && p->pct_ceiling > 0) {
                 double c = floor(fraction * p->pct_ceiling) / 100.0;
                 if (c > 1.0)

@@ -54,7 +54,12 @@ cudaError_t gbuf_alloc(gbuf *b, size_t bytes, uint64_t seed)
 
 cudaError_t gbuf_poison(gbuf *b, cudaStream_t s)
 {
-    return cudaMemsetAsync(b->d, 0xFF, b->bytes, s);
+    return gbuf_fill(b, 0xFF, s);
+}
+
+cudaError_t gbuf_fill(gbuf *b, unsigned char byte, cudaStream_t s)
+{
+    return cudaMemsetAsync(b->d, byte, b->bytes, s);
 }
 
 int gbuf_guards_changed(const gbuf *b, long long *offset, cudaError_t *err)

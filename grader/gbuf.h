@@ -27,6 +27,8 @@ typedef struct gbuf {
 cudaError_t gbuf_alloc(gbuf *b, size_t bytes, uint64_t seed);
 /* Fills the usable bytes with 0xFF: every float reads as the "unwritten" NaN. */
 cudaError_t gbuf_poison(gbuf *b, cudaStream_t s);
+/* Fills the usable bytes with one byte value (0x80 makes every int INT32 0x80808080). */
+cudaError_t gbuf_fill(gbuf *b, unsigned char byte, cudaStream_t s);
 /* 0 when both guards are intact; 1 when one changed, with *offset = the first
  * changed byte relative to the buffer start (negative: before it; >= bytes:
  * after it); -1 when reading them failed (*err says why). Synchronous. */

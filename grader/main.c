@@ -120,7 +120,10 @@ static void list_labs(const grade_config *c)
             }
             printf("  stage %d  %-34s %-24s correct %2d", s, st->title, st->symbol,
                    st->points_correct);
-            if (st->points_speed > 0) {
+            if (st->points_speed > 0 && st->base[0] < 0) {
+                printf("  speed %2d: >= %.0f%% of %s", st->points_speed, 100.0 * st->min_ceiling,
+                       lab_ceiling_name(spec, s));
+            } else if (st->points_speed > 0) {
                 printf("  speed %2d: >= %.2fx over stage %d", st->points_speed, st->min_speedup,
                        st->base[0]);
                 if (st->base[1] >= 0)

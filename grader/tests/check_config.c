@@ -80,6 +80,10 @@ START_TEST(errors_name_the_line)
     ck_assert_int_eq(parse_text("lab2.s7.min_ceiling = 80\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "min_ceiling must be a fraction from 0 to 1"));
     ck_assert_int_eq(parse_text("lab2.s0.min_ceiling = 0.5\n"), -1); /* stage 0 has no speed test */
+    /* A stage held to its ceiling alone takes min_ceiling, not min_speedup. */
+    ck_assert_int_eq(parse_text("lab3.s7.min_speedup = 2\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "use min_ceiling"));
+    ck_assert_int_eq(parse_text("lab3.s7.min_ceiling = 0.4\nlab3.s7.points_speed = 5\n"), 0);
     ck_assert_int_eq(parse_text("\n\nlab1.s3 min_speedup 1\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "test.cfg:3: expected lab.stage.key = value"));
     ck_assert_int_eq(parse_text("lab9.s3.min_speedup = 1\n"), -1);
@@ -119,7 +123,7 @@ START_TEST(calibration_round_trip)
     ck_assert_ptr_nonnull(strstr(text, "calibrated on NVIDIA T4 (compute capability 7.5)"));
     ck_assert_ptr_nonnull(strstr(text, "lab1.s3.min_speedup = 2.00")); /* 0.8 x 2.50 */
     ck_assert_ptr_nonnull(strstr(text, "lab1.s4.min_speedup = 0.83")); /* 0.8 x 1.04 = 0.832 */
-    ck_assert_ptr_nonnull(strstr(text, "# lab1.s5: no speedup measured (SKIPPED)"));
+    ck_assert_ptr_nonnull(strstr(text, "# lab1.s5: not measured (SKIPPED)"));
     ck_assert_int_eq(parse_text(text), 0);
     lab_stage st[LAB_MAX_STAGES];
     int graded[LAB_MAX_STAGES];

@@ -58,9 +58,10 @@ START_TEST(stage_tables_are_sound)
         for (int t = 0; t < s; t++)
             ck_assert_str_ne(st->symbol, l->stages[t].symbol);
         if (st->points_speed > 0) {
-            ck_assert(st->min_speedup > 0.5);
+            /* Held to an earlier stage, or to a share of its ceiling alone. */
+            ck_assert(st->base[0] >= 0 ? st->min_speedup > 0.5 : st->min_ceiling > 0);
             ck_assert_msg(st->hint && strlen(st->hint) > 40, "stage %d has no hint", s);
-            ck_assert(st->base[0] >= 0 && st->base[0] < s);
+            ck_assert(st->base[0] < s);
             ck_assert(st->base[1] < s);
         } else {
             ck_assert(st->min_speedup == 0);

@@ -1,0 +1,584 @@
+/* grader/labs/shuffle.c: lab 3's specification — three operations (a float
+ * sum, int scans, a stream compaction), their stages, points and thresholds,
+ * inputs and checks.
+ *
+ * Sums (stages 1, 2) use lab 2's inputs and tolerance (grader/labs/reduce.c).
+ * Scans and the compaction use ints, two sets at every size: uniform in
+ * [-4, 5], and runs of random length (1 to 4096) that are all positive or all
+ * non-positive, so whole tiles are kept or dropped by the compaction. Both
+ * are compared exactly with the CPU's result. Outputs are filled with the
+ * byte 0x80 before each call: 0x80808080 is below any prefix sum of these
+ * inputs (|sum| <= 5 * 2^28), so an element still holding it was not written.
+ *
+ * Thresholds, from the reference's ratios on an H200 (handouts/3-shuffle.md)
+ * at most 0.8 of each: stage 2 1.50x over the given shared-memory sum (it
+ * reached 1.88x) and 80% of CUB (100%); stage 5 5x over the one-block scan
+ * (280x); stage 6 1.15x over stage 5 (1.44x) and 60% of CUB (97%); stage 7,
+ * the only compaction, 50% of CUB's select alone (82%). Stages 3 and 4, the
+ * building blocks, are graded for correctness and their speed reported. */
+#define _GNU_SOURCE
+#include "shuffle_lab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/compare.h"
+#include "../../common/rng.h"
+#include "../../labs/3-shuffle/shuffle.h"
+#include "../ceiling.h"
+#include "../gbuf.h"
+#include "../lab.h"
+#include "../policy.h"
+#include "lab_util.h"
+#include "reduce_lab.h"
+
+#define CUB_REDUCE "CUB DeviceReduce::Sum"
+#define CUB_SCAN "CUB DeviceScan::InclusiveSum"
+#define CUB_SELECT "CUB DeviceSelect::If"
+#define MEMCPY "cudaMemcpy D2D" /* a segmented scan moves what a copy moves, nothing more */
+
+/* What each stage computes, by stage number. */
+static const int stage_op[] = {SHUFFLE_SCAN,   SHUFFLE_SUM,  SHUFFLE_SUM,  SHUFFLE_SCAN32,
+                               SHUFFLE_SCAN1K, SHUFFLE_SCAN, SHUFFLE_SCAN, SHUFFLE_COMPACT};
+
+static const lab_stage shuffle_stages[] = {
+    {"device scan, one block (given)", "scan_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
+     CUB_SCAN},
+    {"block sum in shared memory (given)", "reduce_shared", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
+     CUB_REDUCE},
+    {"warp-shuffle sum", "reduce_shuffle", 10, 10, 1.50, {1, -1}, 0,
+     "Each warp should sum its values with five __shfl_down_sync steps (offsets 16, 8, 4, 2, 1), "
+     "lane 0 writing the warp's sum to a small shared array that warp 0 then sums: one "
+     "__syncthreads() per block. The shuffles alone gain little: the speed comes from a grid "
+     "sized to the GPU with several float4 loads per thread in flight, as in lab 2's stage 7.",
+     0.80, CUB_REDUCE},
+    {"warp scan (segments of 32)", "scan_warp", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY},
+    {"block scan (segments of 1024)", "scan_block", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY},
+    {"device scan, multi-pass", "scan_multipass", 10, 10, 5.0, {0, -1}, 0,
+     "All three passes should use the whole GPU: one block per tile in the first and last pass "
+     "(a tile of a few thousand elements, loaded with int4s by whole warps), and the same "
+     "function, recursively, for the tile totals. A single block for any big pass brings it "
+     "back to stage 0's speed.",
+     0, CUB_SCAN},
+    {"single-pass scan (look-back)", "scan_lookback", 10, 10, 1.15, {5, -1}, 0,
+     "One pass: each element read once and written once. Check that tiles are numbered by an "
+     "atomicAdd on a counter (not blockIdx.x), that a tile publishes its aggregate before it "
+     "looks back, and that the look-back reads 32 predecessors at once with a whole warp "
+     "rather than one by one with a single thread.",
+     0.60, CUB_SCAN},
+    {"stream compaction (ballot, popc)", "compact_positive", 10, 10, 0.0, {-1, -1}, 0,
+     "Count with __ballot_sync(FULL_MASK, x > 0) and __popc(mask & lanes_below) in registers "
+     "rather than scanning flags written to memory, chain the tiles' counts with stage 6's "
+     "look-back, and read the input with int4 loads: the input should be read once.",
+     0.50, CUB_SELECT},
+};
+#define N_STAGES ((int)(sizeof shuffle_stages / sizeof shuffle_stages[0]))
+
+static const size_t shuffle_sizes[] = {
+    1, 31, 32, 33, 1000, ((size_t)1 << 20) + 7, 1000003, (size_t)1 << 28,
+};
+#define N_SIZES ((int)(sizeof shuffle_sizes / sizeof shuffle_sizes[0]))
+#define BENCH_SIZE (N_SIZES - 1)
+#define VARIANTS 2
+#define INT_FILL 0x80 /* byte written over int outputs before each call */
+#define INT_UNWRITTEN ((int)0x80808080u)
+
+int shuffle_stage_op(int stage)
+{
+    return stage >= 0 && stage < N_STAGES ? stage_op[stage] : -1;
+}
+
+void shuffle_make_ints(int *x, size_t n, int variant, uint64_t seed)
+{
+    rng r;
+    rng_seed(&r, rng_derive(seed, 100u + (uint64_t)variant));
+    if (variant == 0) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = (int)rng_below(&r, 10) - 4;
+        return;
+    }
+    size_t i = 0;
+    while (i < n) {
+        size_t len = 1 + (size_t)rng_below(&r, 4096);
+        int keep = (int)rng_below(&r, 2);
+        for (size_t k = 0; k < len && i < n; k++, i++)
+            x[i] = keep ? 1 + (int)rng_below(&r, 5) : -(int)rng_below(&r, 5);
+    }
+}
+
+void shuffle_expected_scan(const int *x, size_t n, size_t segment, int *out)
+{
+    int sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (segment && i % segment == 0)
+            sum = 0;
+        sum += x[i];
+        out[i] = sum;
+    }
+}
+
+size_t shuffle_expected_compact(const int *x, size_t n, int *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 0)
+            out[k++] = x[i];
+    return k;
+}
+
+static size_t segment_of(int op)
+{
+    return op == SHUFFLE_SCAN32 ? 32 : op == SHUFFLE_SCAN1K ? SHUFFLE_SEGMENT : 0;
+}
+
+int shuffle_judge_scan(const int *in, const int *expect, const int *got, size_t n, int op,
+                       char *msg, size_t msgn)
+{
+    size_t first = n, wrong = 0, unwritten = 0;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != expect[i]) {
+            if (first == n)
+                first = i;
+            wrong++;
+            unwritten += got[i] == INT_UNWRITTEN;
+        }
+    if (!wrong)
+        return V_PASS;
+    size_t seg = segment_of(op);
+    size_t start = seg ? first - first % seg : 0;
+    if (unwritten == wrong) {
+        snprintf(msg, msgn,
+                 "%zu of %zu elements of d_out were never written, the first d_out[%zu]. Does "
+                 "the grid cover the last, partial %s?",
+                 unwritten, n, first, seg ? "segment" : "tile");
+        return V_NOT_WRITTEN;
+    }
+    char why[220] = "";
+    if (got[first] == expect[first] - in[first])
+        snprintf(why, sizeof why,
+                 " It equals the sum without d_in[%zu] itself: an exclusive scan where an "
+                 "inclusive one is asked for?",
+                 first);
+    else if (got[first] == INT_UNWRITTEN)
+        snprintf(why, sizeof why, " It was never written.");
+    else if (!seg && first > 0 && got[first] == expect[first] - expect[first - 1])
+        snprintf(why, sizeof why,
+                 " It equals d_in[%zu] alone: the sum of everything before it is missing; is "
+                 "this where one of your tiles starts?",
+                 first);
+    else if (seg)
+        snprintf(why, sizeof why,
+                 " It is element %zu of the segment that starts at d_in[%zu]; every segment "
+                 "starts again from zero.",
+                 first - start, start);
+    else
+        snprintf(why, sizeof why,
+                 " Everything before it is right: if %zu is where one of your tiles starts, the "
+                 "prefix of the tiles before is missing or was read too early.",
+                 first);
+    snprintf(msg, msgn, "%zu of %zu elements are wrong; the first is d_out[%zu] = %d, expected %d "
+                        "(the sum of d_in[%zu..%zu]).%s",
+             wrong, n, first, got[first], expect[first], start, first, why);
+    return V_WRONG;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int shuffle_judge_compact(const int *expect, size_t k, const int *got, int got_count, char *msg,
+                          size_t msgn)
+{
+    if (got_count == INT_UNWRITTEN) {
+        snprintf(msg, msgn,
+                 "d_count[0] was never written (expected %zu, the number of elements > 0). The "
+                 "tile that finishes last in the chain writes it.",
+                 k);
+        return V_NOT_WRITTEN;
+    }
+    if (got_count < 0 || (size_t)got_count != k) {
+        snprintf(msg, msgn, "d_count[0] = %d, expected %zu (the number of elements of d_in > 0)",
+                 got_count, k);
+        return V_WRONG;
+    }
+    size_t first = k;
+    for (size_t j = 0; j < k; j++)
+        if (got[j] != expect[j]) {
+            first = j;
+            break;
+        }
+    if (first == k)
+        return V_PASS;
+    if (got[first] == INT_UNWRITTEN) {
+        snprintf(msg, msgn,
+                 "d_out[%zu] was never written: the count is right (%zu) but kept element %zu "
+                 "did not arrive. Is every tile's offset the number kept before it?",
+                 first, k, first);
+        return V_NOT_WRITTEN;
+    }
+    const char *order = "";
+    if (k <= ((size_t)1 << 22)) { /* same elements, other order? */
+        int *a = malloc(k * sizeof(int)), *b = malloc(k * sizeof(int));
+        if (a && b) {
+            memcpy(a, expect, k * sizeof(int));
+            memcpy(b, got, k * sizeof(int));
+            qsort(a, k, sizeof(int), cmp_int);
+            qsort(b, k, sizeof(int), cmp_int);
+            if (memcmp(a, b, k * sizeof(int)) == 0)
+                order = " The kept elements are all there, but in another order: compaction "
+                        "must keep the order of d_in (atomicAdd on a shared counter does not).";
+        }
+        free(a);
+        free(b);
+    }
+    snprintf(msg, msgn, "d_out[%zu] = %d, expected %d (kept element %zu of %zu).%s", first,
+             got[first], expect[first], first, k, order);
+    return V_WRONG;
+}
+
+/* ---- host data, made once in the parent ---- */
+
+typedef struct host_data {
+    uint64_t seed;
+    int made;
+    float *f[VARIANTS]; /* the sums' inputs */
+    double sum[VARIANTS], sum_abs[VARIANTS];
+    int *x[VARIANTS]; /* the scans' and the compaction's inputs */
+} host_data;
+
+static host_data cache[N_SIZES];
+
+static void host_data_free(host_data *h)
+{
+    for (int v = 0; v < VARIANTS; v++) {
+        free(h->f[v]);
+        free(h->x[v]);
+    }
+    memset(h, 0, sizeof *h);
+}
+
+static int host_data_make(host_data *h, int size, uint64_t seed)
+{
+    size_t n = shuffle_sizes[size];
+    h->seed = seed;
+    for (int v = 0; v < VARIANTS; v++) {
+        h->f[v] = malloc(n * sizeof(float));
+        h->x[v] = malloc(n * sizeof(int));
+        if (!h->f[v] || !h->x[v]) {
+            host_data_free(h);
+            return -1;
+        }
+        reduce_make_input(h->f[v], n, v, seed, &h->sum[v], &h->sum_abs[v]);
+        shuffle_make_ints(h->x[v], n, v, seed);
+    }
+    h->made = 1;
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    (void)variants;
+    if (size < 0 || size >= N_SIZES)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed);
+}
+
+struct lab_ctx {
+    int op;
+    size_t n;
+    host_data own;
+    const host_data *h;
+    int *expect[VARIANTS]; /* scans and compaction: the expected output */
+    size_t kept[VARIANTS];  /* compaction: how many are kept */
+    gbuf in, out, count, work;
+    void *d_variant[VARIANTS];
+    void *h_got; /* pinned: outputs and inputs read back */
+    void *d_temp;
+    size_t temp_bytes;
+    int (*cub_sum)(const float *, size_t, float *, void *, size_t, cudaStream_t);
+    int (*cub_scan)(const int *, size_t, int *, void *, size_t, cudaStream_t);
+    int (*cub_select)(const int *, size_t, int *, int *, void *, size_t, cudaStream_t);
+};
+
+static void size_text(int size, char *buf, size_t n)
+{
+    size_t v = shuffle_sizes[size];
+    if (v == (size_t)1 << 28)
+        snprintf(buf, n, "n = 2^28");
+    else if (v == ((size_t)1 << 20) + 7)
+        snprintf(buf, n, "n = 2^20 + 7");
+    else
+        snprintf(buf, n, "n = %zu", v);
+}
+
+/* Gigabytes per call: a sum and a compaction read n elements (the compaction's
+ * writes depend on the data and are left out, as for CUB's figure); a scan
+ * reads n and writes n. */
+static double work(int stage, int size)
+{
+    int op = shuffle_stage_op(stage);
+    double n = (double)shuffle_sizes[size];
+    return (op == SHUFFLE_SUM || op == SHUFFLE_COMPACT ? 4.0 : 8.0) * n / 1e9;
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    gbuf_free(&c->in);
+    gbuf_free(&c->out);
+    gbuf_free(&c->count);
+    gbuf_free(&c->work);
+    host_data_free(&c->own);
+    for (int v = 0; v < VARIANTS; v++) {
+        free(c->expect[v]);
+        if (c->d_variant[v])
+            cudaFree(c->d_variant[v]);
+    }
+    if (c->h_got)
+        cudaFreeHost(c->h_got);
+    if (c->d_temp)
+        cudaFree(c->d_temp);
+    free(c);
+}
+
+static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variants,
+                 check_outcome *out)
+{
+    (void)variants;
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "out of host memory");
+        return -1;
+    }
+    c->op = shuffle_stage_op(stage);
+    c->n = shuffle_sizes[size];
+    size_t bytes = c->n * 4; /* floats and ints alike */
+    c->h = &cache[size];
+    if (!c->h->made || c->h->seed != seed) {
+        if (host_data_make(&c->own, size, seed) != 0) {
+            out->v = V_SETUP_ERROR;
+            snprintf(out->msg, sizeof out->msg, "out of host memory for the inputs");
+            return -1;
+        }
+        c->h = &c->own;
+    }
+    if (c->op != SHUFFLE_SUM)
+        for (int v = 0; v < VARIANTS; v++) {
+            c->expect[v] = malloc(bytes > 0 ? bytes : 4);
+            if (!c->expect[v]) {
+                out->v = V_SETUP_ERROR;
+                snprintf(out->msg, sizeof out->msg, "out of host memory for the expected output");
+                return -1;
+            }
+            if (c->op == SHUFFLE_COMPACT)
+                c->kept[v] = shuffle_expected_compact(c->h->x[v], c->n, c->expect[v]);
+            else
+                shuffle_expected_scan(c->h->x[v], c->n, segment_of(c->op), c->expect[v]);
+        }
+
+    static const char *const syms[] = {"ceiling_shuffle_temp_bytes", "ceiling_shuffle_sum",
+                                       "ceiling_shuffle_scan", "ceiling_shuffle_select"};
+    void *fns[4];
+    if (ceiling_load("lab3", syms, fns, 4, out->msg, sizeof out->msg) != 0) {
+        out->v = V_SETUP_ERROR;
+        return -1;
+    }
+    int (*temp_bytes)(size_t, size_t *) = (int (*)(size_t, size_t *))fns[0];
+    c->cub_sum = (int (*)(const float *, size_t, float *, void *, size_t, cudaStream_t))fns[1];
+    c->cub_scan = (int (*)(const int *, size_t, int *, void *, size_t, cudaStream_t))fns[2];
+    c->cub_select = (int (*)(const int *, size_t, int *, int *, void *, size_t, cudaStream_t))fns[3];
+
+    rng r;
+    rng_seed(&r, rng_derive(seed, 77));
+    cudaError_t err = gbuf_alloc(&c->in, bytes, rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the input buffer");
+    err = gbuf_alloc(&c->out, c->op == SHUFFLE_SUM ? 4 : bytes, rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the output buffer");
+    err = gbuf_alloc(&c->count, 4, rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the count");
+    err = gbuf_alloc(&c->work, shuffle_work_bytes(c->n), rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the workspace");
+    err = cudaMallocHost(&c->h_got, bytes);
+    if (err != cudaSuccess) {
+        c->h_got = NULL;
+        return lab_fail_cuda(out, err, "allocate pinned host memory");
+    }
+    if (temp_bytes(c->n, &c->temp_bytes) != 0)
+        return lab_fail_cuda(out, cudaGetLastError(), "size CUB's temporary storage");
+    err = cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1);
+    if (err != cudaSuccess) {
+        c->d_temp = NULL;
+        return lab_fail_cuda(out, err, "allocate CUB's temporary storage");
+    }
+    for (int v = 0; v < VARIANTS; v++) {
+        err = cudaMalloc(&c->d_variant[v], bytes);
+        if (err != cudaSuccess) {
+            c->d_variant[v] = NULL;
+            return lab_fail_cuda(out, err, "allocate the input copies");
+        }
+        const void *src = c->op == SHUFFLE_SUM ? (const void *)c->h->f[v] : (const void *)c->h->x[v];
+        err = cudaMemcpy(c->d_variant[v], src, bytes, cudaMemcpyHostToDevice);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "upload the inputs");
+    }
+    return 0;
+}
+
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    cudaError_t err = cudaMemcpyAsync(c->in.d, c->d_variant[variant], c->n * 4,
+                                      cudaMemcpyDeviceToDevice, s);
+    if (err == cudaSuccess)
+        err = c->op == SHUFFLE_SUM ? gbuf_poison(&c->out, s) : gbuf_fill(&c->out, INT_FILL, s);
+    if (err == cudaSuccess)
+        err = gbuf_fill(&c->count, INT_FILL, s);
+    if (err == cudaSuccess)
+        err = gbuf_poison(&c->work, s);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "load the input");
+    return 0;
+}
+
+/* Calls stage `stage` (the graded one, or a base it is timed against, which
+ * computes the same operation). */
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    switch (shuffle_stage_op(stage)) {
+    case SHUFFLE_SUM:
+        return (int)((shuffle_reduce_fn)fn)((const float *)c->in.d, c->n, (float *)c->out.d,
+                                            c->work.d, s);
+    case SHUFFLE_COMPACT:
+        return (int)((shuffle_compact_fn)fn)((const int *)c->in.d, c->n, (int *)c->out.d,
+                                             (int *)c->count.d, c->work.d, s);
+    default:
+        return (int)((shuffle_scan_fn)fn)((const int *)c->in.d, c->n, (int *)c->out.d, c->work.d,
+                                          s);
+    }
+}
+
+static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
+{
+    (void)stage;
+    switch (c->op) {
+    case SHUFFLE_SCAN32:
+    case SHUFFLE_SCAN1K:
+        return cudaMemcpyAsync(c->out.d, c->in.d, c->n * 4, cudaMemcpyDeviceToDevice, s) ==
+                       cudaSuccess
+                   ? 0
+                   : -1;
+    case SHUFFLE_SUM:
+        return c->cub_sum((const float *)c->in.d, c->n, (float *)c->out.d, c->d_temp,
+                          c->temp_bytes, s);
+    case SHUFFLE_COMPACT:
+        return c->cub_select((const int *)c->in.d, c->n, (int *)c->out.d, (int *)c->count.d,
+                             c->d_temp, c->temp_bytes, s);
+    default:
+        return c->cub_scan((const int *)c->in.d, c->n, (int *)c->out.d, c->d_temp, c->temp_bytes,
+                           s);
+    }
+}
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    (void)stage;
+    size_t bytes = c->n * 4;
+    size_t out_elems = c->op == SHUFFLE_SUM ? 1 : c->n;
+    if (lab_guard_check(&c->out, "the output d_out", out_elems, out) ||
+        lab_guard_check(&c->count, "the count d_count", 1, out) ||
+        lab_guard_check(&c->work, "the workspace d_work", shuffle_work_bytes(c->n) / 4, out) ||
+        lab_guard_check(&c->in, "the input d_in", c->n, out))
+        return -1;
+    const void *h_in = c->op == SHUFFLE_SUM ? (const void *)c->h->f[variant]
+                                            : (const void *)c->h->x[variant];
+    cudaError_t err;
+    if (full) {
+        err = cudaMemcpy(c->h_got, c->in.d, bytes, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "read the input back");
+        long long w = compare_first_diff_word(h_in, c->h_got, bytes);
+        if (w >= 0) {
+            out->v = V_INPUT_MODIFIED;
+            snprintf(out->msg, sizeof out->msg,
+                     "the input d_in was changed, first at d_in[%lld]: a stage may only read its "
+                     "input; flags and partial results go to d_work",
+                     w);
+            return -1;
+        }
+    }
+    int v;
+    if (c->op == SHUFFLE_SUM) {
+        float got;
+        err = cudaMemcpy(&got, c->out.d, sizeof got, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "read the output back");
+        v = reduce_judge(c->h->sum[variant], c->h->sum_abs[variant], c->n, got, out->msg,
+                         sizeof out->msg);
+    } else if (c->op == SHUFFLE_COMPACT) {
+        int count;
+        err = cudaMemcpy(&count, c->count.d, sizeof count, cudaMemcpyDeviceToHost);
+        if (err == cudaSuccess)
+            err = cudaMemcpy(c->h_got, c->out.d, c->kept[variant] * 4, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "read the output back");
+        v = shuffle_judge_compact(c->expect[variant], c->kept[variant], (const int *)c->h_got,
+                                  count, out->msg, sizeof out->msg);
+    } else {
+        err = cudaMemcpy(c->h_got, c->out.d, bytes, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "read the output back");
+        if (compare_first_diff_word(c->expect[variant], c->h_got, bytes) < 0)
+            return 0;
+        v = shuffle_judge_scan(c->h->x[variant], c->expect[variant], (const int *)c->h_got, c->n,
+                               c->op, out->msg, sizeof out->msg);
+    }
+    if (v == V_PASS)
+        return 0;
+    out->v = (verdict)v;
+    size_t len = strlen(out->msg);
+    snprintf(out->msg + len, sizeof out->msg - len, " (input set %d: %s)", variant + 1,
+             c->op == SHUFFLE_SUM ? (variant ? "heavy-tailed" : "uniform")
+                                  : (variant ? "runs of kept and dropped" : "uniform"));
+    return -1;
+}
+
+/* The reference solution on an H200, GB/s (handouts/3-shuffle.md). */
+static const double h200_reference[N_STAGES] = {7, 2311, 4333, 2775, 3946, 2048, 2954, 1495};
+
+const lab_spec lab_shuffle = {
+    .number = 3,
+    .name = "shuffle",
+    .dir = "3-shuffle",
+    .available = 1,
+    .stages = shuffle_stages,
+    .n_stages = N_STAGES,
+    .n_sizes = N_SIZES,
+    .bench_size = BENCH_SIZE,
+    .check_variants = VARIANTS,
+    .unit = "GB/s",
+    .ceiling_name = CUB_SCAN,
+    .forbidden_calls = policy_stream_stage_rules,
+    .reference_gpu = "NVIDIA H200",
+    .reference_throughput = h200_reference,
+    .timeout_correct_s = 90,
+    .timeout_perf_s = 120,
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .setup = setup,
+    .prepare = prepare,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};

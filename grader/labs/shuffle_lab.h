@@ -1,0 +1,32 @@
+/* shuffle_lab.h: the pure parts of lab 3's specification, for the unit tests. */
+#ifndef CUDA_LABS_SHUFFLE_LAB_H
+#define CUDA_LABS_SHUFFLE_LAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a stage computes. */
+enum shuffle_op {
+    SHUFFLE_SUM,     /* float sum, as in lab 2 */
+    SHUFFLE_SCAN32,  /* inclusive scan of each segment of 32 */
+    SHUFFLE_SCAN1K,  /* inclusive scan of each segment of SHUFFLE_SEGMENT */
+    SHUFFLE_SCAN,    /* inclusive scan of the whole array */
+    SHUFFLE_COMPACT, /* the elements > 0, in order, and their count */
+};
+
+/* The operation of stage `stage`; -1 for no such stage. */
+int shuffle_stage_op(int stage);
+/* Int input set `variant` (0: uniform in [-4, 5]; 1: runs kept or dropped). */
+void shuffle_make_ints(int *x, size_t n, int variant, uint64_t seed);
+/* Inclusive scan restarting at every multiple of segment (0: never). */
+void shuffle_expected_scan(const int *x, size_t n, size_t segment, int *out);
+/* The elements > 0 of x, in order, into out; returns how many. */
+size_t shuffle_expected_compact(const int *x, size_t n, int *out);
+/* Judge a scan's output (op: SHUFFLE_SCAN32, _SCAN1K or _SCAN) or a
+ * compaction's: V_PASS, or a verdict with the message in msg. */
+int shuffle_judge_scan(const int *in, const int *expect, const int *got, size_t n, int op,
+                       char *msg, size_t msgn);
+int shuffle_judge_compact(const int *expect, size_t k, const int *got, int got_count, char *msg,
+                          size_t msgn);
+
+#endif

@@ -1,0 +1,161 @@
+/* check_shuffle.c: lab 3's inputs, expected outputs and judgements, on the CPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lab.h"
+#include "../labs/shuffle_lab.h"
+#include "tests.h"
+
+extern const lab_spec lab_shuffle;
+
+START_TEST(expected_scans)
+{
+    int x[70], out[70];
+    for (int i = 0; i < 70; i++)
+        x[i] = (i % 3) - 1; /* -1 0 1 -1 0 1 ... */
+    shuffle_expected_scan(x, 70, 0, out);
+    int sum = 0;
+    for (int i = 0; i < 70; i++) {
+        sum += x[i];
+        ck_assert_int_eq(out[i], sum);
+    }
+    shuffle_expected_scan(x, 70, 32, out);
+    ck_assert_int_eq(out[31], -1 + 0 + 1 + -1 + 0 + 1 + -1 + 0 + 1 + -1 + 0 + 1 + -1 + 0 + 1 + -1 +
+                                  0 + 1 + -1 + 0 + 1 + -1 + 0 + 1 + -1 + 0 + 1 + -1 + 0 + 1 + -1 + 0);
+    ck_assert_int_eq(out[32], x[32]); /* a new segment starts from zero */
+    ck_assert_int_eq(out[33], x[32] + x[33]);
+    int kept[70];
+    size_t k = shuffle_expected_compact(x, 70, kept);
+    ck_assert_uint_eq(k, 23); /* the 1s at 2, 5, ..., 68 */
+    for (size_t j = 0; j < k; j++)
+        ck_assert_int_eq(kept[j], 1);
+}
+END_TEST
+
+START_TEST(inputs)
+{
+    size_t n = 100000;
+    int *x = malloc(n * sizeof(int)), *y = malloc(n * sizeof(int));
+    shuffle_make_ints(x, n, 0, 5);
+    int lo = 99, hi = -99, positive = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+        positive += x[i] > 0;
+    }
+    ck_assert_int_eq(lo, -4);
+    ck_assert_int_eq(hi, 5);
+    ck_assert(positive > 45000 && positive < 55000);
+    /* The runs set: long stretches kept or dropped, so few sign changes. */
+    shuffle_make_ints(y, n, 1, 5);
+    size_t changes = 0;
+    for (size_t i = 1; i < n; i++)
+        changes += (y[i] > 0) != (y[i - 1] > 0);
+    ck_assert(changes > 10 && changes < 200);
+    for (size_t i = 0; i < n; i++)
+        ck_assert(y[i] >= -4 && y[i] <= 5);
+    shuffle_make_ints(y, n, 0, 6);
+    ck_assert(memcmp(x, y, n * sizeof(int)) != 0); /* another seed, other data */
+    free(x);
+    free(y);
+}
+END_TEST
+
+START_TEST(scan_judgements)
+{
+    enum { N = 5000 };
+    static int x[N], expect[N], got[N];
+    char msg[VERDICT_MSG];
+    shuffle_make_ints(x, N, 0, 9);
+    shuffle_expected_scan(x, N, 0, expect);
+    memcpy(got, expect, sizeof got);
+    ck_assert_int_eq(shuffle_judge_scan(x, expect, got, N, SHUFFLE_SCAN, msg, sizeof msg), V_PASS);
+    /* An exclusive scan is recognised. */
+    for (int i = 0; i < N; i++)
+        got[i] = expect[i] - x[i];
+    int first = 0;
+    while (x[first] == 0)
+        first++;
+    ck_assert_int_eq(shuffle_judge_scan(x, expect, got, N, SHUFFLE_SCAN, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "an exclusive scan"));
+    /* A tile that misses the prefix of the tiles before it. */
+    memcpy(got, expect, sizeof got);
+    for (int i = 4096; i < N; i++)
+        got[i] = expect[i] - expect[4095];
+    if (expect[4095] != 0) {
+        ck_assert_int_eq(shuffle_judge_scan(x, expect, got, N, SHUFFLE_SCAN, msg, sizeof msg),
+                         V_WRONG);
+        ck_assert_ptr_nonnull(strstr(msg, "d_out[4096]"));
+    }
+    /* Never written. */
+    memset(got, 0x80, sizeof got);
+    ck_assert_int_eq(shuffle_judge_scan(x, expect, got, N, SHUFFLE_SCAN, msg, sizeof msg),
+                     V_NOT_WRITTEN);
+    /* A segmented scan that did not restart at a segment. */
+    shuffle_expected_scan(x, N, 32, expect);
+    shuffle_expected_scan(x, N, 64, got);
+    ck_assert_int_eq(shuffle_judge_scan(x, expect, got, N, SHUFFLE_SCAN32, msg, sizeof msg),
+                     V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "starts again from zero"));
+}
+END_TEST
+
+START_TEST(compact_judgements)
+{
+    int expect[] = {3, 1, 4, 1, 5, 9, 2, 6};
+    int got[8];
+    char msg[VERDICT_MSG];
+    memcpy(got, expect, sizeof got);
+    ck_assert_int_eq(shuffle_judge_compact(expect, 8, got, 8, msg, sizeof msg), V_PASS);
+    ck_assert_int_eq(shuffle_judge_compact(expect, 8, got, 7, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "d_count[0] = 7, expected 8"));
+    ck_assert_int_eq(shuffle_judge_compact(expect, 8, got, (int)0x80808080u, msg, sizeof msg),
+                     V_NOT_WRITTEN);
+    int swapped[] = {1, 3, 4, 1, 5, 9, 2, 6};
+    ck_assert_int_eq(shuffle_judge_compact(expect, 8, swapped, 8, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "in another order"));
+    int lost[] = {3, 1, 4, 1, 5, 9, 2, 7};
+    ck_assert_int_eq(shuffle_judge_compact(expect, 8, lost, 8, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_null(strstr(msg, "another order"));
+}
+END_TEST
+
+START_TEST(stages_and_sizes)
+{
+    ck_assert_int_eq(lab_shuffle.n_stages, 8);
+    ck_assert_int_eq(shuffle_stage_op(1), SHUFFLE_SUM);
+    ck_assert_int_eq(shuffle_stage_op(3), SHUFFLE_SCAN32);
+    ck_assert_int_eq(shuffle_stage_op(4), SHUFFLE_SCAN1K);
+    ck_assert_int_eq(shuffle_stage_op(6), SHUFFLE_SCAN);
+    ck_assert_int_eq(shuffle_stage_op(7), SHUFFLE_COMPACT);
+    ck_assert_int_eq(shuffle_stage_op(8), -1);
+    ck_assert_str_eq(lab_ceiling_name(&lab_shuffle, 2), "CUB DeviceReduce::Sum");
+    ck_assert_str_eq(lab_ceiling_name(&lab_shuffle, 6), "CUB DeviceScan::InclusiveSum");
+    ck_assert_str_eq(lab_ceiling_name(&lab_shuffle, 7), "CUB DeviceSelect::If");
+    const char *want[] = {"n = 1", "n = 31", "n = 32", "n = 33", "n = 1000", "n = 2^20 + 7",
+                          "n = 1000003", "n = 2^28"};
+    ck_assert_int_eq(lab_shuffle.n_sizes, 8);
+    for (int i = 0; i < 8; i++) {
+        char t[64];
+        lab_shuffle.size_text(i, t, sizeof t);
+        ck_assert_str_eq(t, want[i]);
+    }
+    /* A scan reads and writes 4 bytes per element, a sum and a compaction read them. */
+    ck_assert_double_eq_tol(lab_shuffle.work(6, 7), 2.147483648, 1e-9);
+    ck_assert_double_eq_tol(lab_shuffle.work(2, 7), 1.073741824, 1e-9);
+    ck_assert_double_eq_tol(lab_shuffle.work(7, 7), 1.073741824, 1e-9);
+}
+END_TEST
+
+Suite *make_shuffle_suite(void)
+{
+    Suite *s = suite_create("shuffle");
+    TCase *tc = tcase_create("shuffle");
+    tcase_add_test(tc, expected_scans);
+    tcase_add_test(tc, inputs);
+    tcase_add_test(tc, scan_judgements);
+    tcase_add_test(tc, compact_judgements);
+    tcase_add_test(tc, stages_and_sizes);
+    suite_add_tcase(s, tc);
+    return s;
+}
