@@ -2,6 +2,7 @@
  * answers, and otherwise counts its tests as skipped, never as passed. The
  * last line is "tests: N passed, N failed, N skipped". */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests.h"
@@ -35,8 +36,12 @@ int main(void)
     if (rc == 0) {
         printf("GPU tests will run: %s\n", info);
         srunner_add_suite(sr, make_grade_gpu_suite());
+        skipped = grade_gpu_left_out_count();
+        if (skipped)
+            printf("GPU tests of labs not in TEST_LABS=%s: %d skipped\n", getenv("TEST_LABS"),
+                   skipped);
     } else {
-        skipped = grade_gpu_test_count();
+        skipped = grade_gpu_test_count() + grade_gpu_left_out_count();
         printf("GPU tests: %d skipped (./grade --gpu-info exited %d: %s)\n", skipped, rc, info);
     }
     fflush(stdout);

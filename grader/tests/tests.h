@@ -19,6 +19,7 @@ Suite *make_launch_trace_suite(void);
 Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
 int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
+int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: skipped too */
 
 #include "../proc.h" /* run_command */
 #include "../results.h"
