@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../common/rng.h"
+#include "../lab.h"
 #include "../labs/gemm_lab.h"
 #include "../verdict.h"
 #include "tests.h"
@@ -164,6 +165,28 @@ START_TEST(tolerance_grows_with_k)
 }
 END_TEST
 
+extern const lab_spec lab_gemm;
+
+/* The shapes, the benchmark 4096^3 (137 GFLOP per call). */
+START_TEST(sizes_and_stages)
+{
+    const char *want[] = {"M 1, N 1, K 1",          "M 1, N 4096, K 1",    "M 17, N 33, K 65",
+                          "M 127, N 129, K 131",    "M 1000, N 1003, K 997", "M 4096, N 64, K 4096",
+                          "M 64, N 4096, K 64",     "M 4096, N 4096, K 4096"};
+    ck_assert_int_eq(lab_gemm.n_sizes, 8);
+    for (int i = 0; i < 8; i++) {
+        char t[64];
+        lab_gemm.size_text(i, t, sizeof t);
+        ck_assert_str_eq(t, want[i]);
+    }
+    ck_assert_double_eq_tol(lab_gemm.work(1, 7), 0.137438953472, 1e-12);
+    ck_assert_int_eq(lab_gemm.n_stages, 9);
+    ck_assert_str_eq(lab_ceiling_name(&lab_gemm, 8), "cuBLAS SGEMM (TF32 tensor cores)");
+    ck_assert_str_eq(lab_ceiling_name(&lab_gemm, 7), "cuBLAS SGEMM (FP32)");
+    ck_assert_int_eq(lab_gemm.available, 0); /* until measured on a GPU */
+}
+END_TEST
+
 Suite *make_gemm_suite(void)
 {
     Suite *s = suite_create("gemm");
@@ -173,6 +196,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, float32_orders_pass, 0, (int)(sizeof shapes / sizeof shapes[0]));
     tcase_add_test(tc, wrong_results_fail);
     tcase_add_test(tc, tolerance_grows_with_k);
+    tcase_add_test(tc, sizes_and_stages);
     suite_add_tcase(s, tc);
     return s;
 }

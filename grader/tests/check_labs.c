@@ -48,7 +48,7 @@ END_TEST
 START_TEST(stage_tables_are_sound)
 {
     const lab_spec *l = lab_table[_i];
-    if (!l->available)
+    if (l->n_stages == 0) /* not written yet */
         return;
     ck_assert_int_le(l->n_stages, LAB_MAX_STAGES);
     ck_assert_int_gt(l->n_sizes, 0);

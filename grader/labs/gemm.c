@@ -1,0 +1,361 @@
+/* grader/labs/gemm.c: lab 4's specification — the stages, sizes, inputs and
+ * checks of SGEMM, C = alpha A B + beta C (row-major).
+ *
+ * Two cases at every size, on the same A and B (uniform in [-1, 1)):
+ *  - alpha = 1, beta = 0, with the old C filled with NaN: every element must
+ *    be written, and, as in BLAS, C must not be read when beta is 0;
+ *  - alpha = 0.75, beta = -0.5, with a random old C: beta must be applied.
+ * The expected results and each element's scale come from one double-
+ * precision reference of A B and |A| |B| per size (gemm_ref.c), made once in
+ * the parent; the tolerance is in gemm_ref.c.
+ *
+ * Not yet available to students: the thresholds, the solution's speed and the
+ * ceiling have still to be measured on a GPU (available = 0 keeps it out of
+ * ./grade and make). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/compare.h"
+#include "../../common/rng.h"
+#include "../../labs/4-gemm/gemm.h"
+#include "../ceiling.h"
+#include "../gbuf.h"
+#include "../lab.h"
+#include "../policy.h"
+#include "gemm_lab.h"
+#include "lab_util.h"
+
+#define CUBLAS "cuBLAS SGEMM (FP32)"
+#define CUBLAS_TF32 "cuBLAS SGEMM (TF32 tensor cores)"
+#define TENSOR_STAGE 8
+
+static const lab_stage gemm_stages[] = {
+    {"naive, threads walk M (given)", "gemm_naive", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, CUBLAS},
+    {"coalesced, threads walk N", "gemm_coalesced", 10, 5, 2.0, {0, -1}, 0,
+     "Consecutive threads (threadIdx.x) should take consecutive columns j of C: then a warp "
+     "reads one element of A (a broadcast) and 32 neighbouring elements of B, and writes 32 "
+     "neighbouring elements of C.",
+     0, CUBLAS},
+    {"shared-memory tiles", "gemm_shared", 10, 5, 1.2, {1, -1}, 0,
+     "Each block should load a tile of A and a tile of B into shared memory once, "
+     "__syncthreads(), and let every thread read them many times; check both loads are "
+     "coalesced (threadIdx.x along a row) and that the k-loop steps by the tile size.",
+     0, CUBLAS},
+    {"1D thread tile", "gemm_tile_1d", 10, 5, 1.5, {2, -1}, 0,
+     "Each thread should keep TM results in registers and, for each k, load one element of B "
+     "into a register and reuse it TM times against a column of A's tile: fewer shared loads "
+     "per multiply-add.",
+     0, CUBLAS},
+    {"2D register blocking", "gemm_tile_2d", 10, 5, 1.3, {3, -1}, 0,
+     "Each thread should compute an 8 x 8 block: per k, load 8 values of A and 8 of B into "
+     "registers and do 64 multiply-adds from them (an outer product). Check that the result "
+     "array is fully unrolled (no local memory: nvcc -Xptxas -v says 0 bytes spill).",
+     0, CUBLAS},
+    {"vectorised, A transposed", "gemm_vectorized", 10, 5, 1.1, {4, -1}, 0,
+     "Load A and B with float4, store A's tile transposed (As[k][m]) so the inner loop reads "
+     "A's column as float4s too; the SASS should show LDG.E.128 and LDS.128.",
+     0, CUBLAS},
+    {"double buffering", "gemm_double_buffer", 10, 5, 1.0, {5, -1}, 0,
+     "Load the next tiles (into registers or a second shared buffer) before computing on the "
+     "current ones, so memory and arithmetic overlap; one __syncthreads() per tile.",
+     0, CUBLAS},
+    {"warp tiling", "gemm_warp_tile", 10, 10, 1.0, {6, -1}, 0,
+     "Give each warp a sub-tile of the block (e.g. 64 x 32) and each thread a few small "
+     "blocks inside it, so a warp's shared loads hit few distinct addresses; aim for most of "
+     "cuBLAS.",
+     0.70, CUBLAS},
+    {"tensor cores (TF32, bonus)", "gemm_tensor_core", 5, 5, 0.0, {-1, -1}, 0,
+     "Use wmma fragments of 16 x 16 x 8 in TF32 (wmma::precision::tf32, __float_to_tf32), "
+     "with the tiles staged in shared memory as in the SIMT stages.",
+     0.40, CUBLAS_TF32},
+};
+#define N_STAGES ((int)(sizeof gemm_stages / sizeof gemm_stages[0]))
+
+/* M, N, K: small and awkward first, the benchmark last. */
+static const int gemm_sizes[][3] = {
+    {1, 1, 1},      {1, 4096, 1},   {17, 33, 65},  {127, 129, 131},
+    {1000, 1003, 997}, {4096, 64, 4096}, {64, 4096, 64}, {4096, 4096, 4096},
+};
+#define N_SIZES ((int)(sizeof gemm_sizes / sizeof gemm_sizes[0]))
+#define BENCH_SIZE (N_SIZES - 1)
+#define VARIANTS 2
+static const float case_alpha[VARIANTS] = {1.0f, 0.75f};
+static const float case_beta[VARIANTS] = {0.0f, -0.5f};
+
+typedef struct host_data {
+    uint64_t seed;
+    int made;
+    float *A, *B, *C0;                      /* C0: the old C of case 1 */
+    double *exact[VARIANTS], *scale[VARIANTS];
+} host_data;
+
+static host_data cache[N_SIZES];
+
+static void host_data_free(host_data *h)
+{
+    free(h->A);
+    free(h->B);
+    free(h->C0);
+    for (int v = 0; v < VARIANTS; v++) {
+        free(h->exact[v]);
+        free(h->scale[v]);
+    }
+    memset(h, 0, sizeof *h);
+}
+
+static int host_data_make(host_data *h, int size, uint64_t seed)
+{
+    const int M = gemm_sizes[size][0], N = gemm_sizes[size][1], K = gemm_sizes[size][2];
+    size_t mn = (size_t)M * N;
+    h->seed = seed;
+    h->A = malloc((size_t)M * K * sizeof(float));
+    h->B = malloc((size_t)K * N * sizeof(float));
+    h->C0 = malloc(mn * sizeof(float));
+    for (int v = 0; v < VARIANTS; v++) {
+        h->exact[v] = malloc(mn * sizeof(double));
+        h->scale[v] = malloc(mn * sizeof(double));
+        if (!h->exact[v] || !h->scale[v])
+            break;
+    }
+    if (!h->A || !h->B || !h->C0 || !h->exact[VARIANTS - 1] || !h->scale[VARIANTS - 1]) {
+        host_data_free(h);
+        return -1;
+    }
+    rng r;
+    rng_seed(&r, seed);
+    rng_fill_uniform(&r, h->A, (size_t)M * K, -1.0f, 1.0f);
+    rng_fill_uniform(&r, h->B, (size_t)K * N, -1.0f, 1.0f);
+    rng_fill_uniform(&r, h->C0, mn, -1.0f, 1.0f);
+    /* One reference of A B (alpha 1, beta 0); the other case follows from it. */
+    gemm_problem p = {M, N, K, 1.0f, 0.0f, h->A, h->B, NULL};
+    if (gemm_reference(&p, h->exact[0], h->scale[0]) != 0) {
+        host_data_free(h);
+        return -1;
+    }
+    for (size_t e = 0; e < mn; e++) {
+        h->exact[1][e] = case_alpha[1] * h->exact[0][e] + case_beta[1] * (double)h->C0[e];
+        h->scale[1][e] = fabs(case_alpha[1]) * h->scale[0][e] + fabs(case_beta[1]) * fabs(h->C0[e]);
+    }
+    h->made = 1;
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    (void)variants;
+    if (size < 0 || size >= N_SIZES)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed);
+}
+
+struct lab_ctx {
+    int M, N, K, tf32;
+    host_data own;
+    const host_data *h;
+    gbuf A, B, C;
+    int variant; /* the case loaded by prepare */
+    float *h_got;
+    void *blas;
+    int (*blas_gemm)(void *, int, int, int, int, float, const float *, const float *, float,
+                     float *, cudaStream_t);
+    void (*blas_destroy)(void *);
+};
+
+static void size_text(int size, char *buf, size_t n)
+{
+    snprintf(buf, n, "M %d, N %d, K %d", gemm_sizes[size][0], gemm_sizes[size][1],
+             gemm_sizes[size][2]);
+}
+
+/* TFLOP per call: a multiply and an add per (i, j, k). */
+static double work(int stage, int size)
+{
+    (void)stage;
+    return 2.0 * gemm_sizes[size][0] * (double)gemm_sizes[size][1] * gemm_sizes[size][2] / 1e12;
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    gbuf_free(&c->A);
+    gbuf_free(&c->B);
+    gbuf_free(&c->C);
+    host_data_free(&c->own);
+    if (c->h_got)
+        cudaFreeHost(c->h_got);
+    if (c->blas && c->blas_destroy)
+        c->blas_destroy(c->blas);
+    free(c);
+}
+
+static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variants,
+                 check_outcome *out)
+{
+    (void)variants;
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "out of host memory");
+        return -1;
+    }
+    c->M = gemm_sizes[size][0];
+    c->N = gemm_sizes[size][1];
+    c->K = gemm_sizes[size][2];
+    c->tf32 = stage == TENSOR_STAGE;
+    c->h = &cache[size];
+    if (!c->h->made || c->h->seed != seed) {
+        if (host_data_make(&c->own, size, seed) != 0) {
+            out->v = V_SETUP_ERROR;
+            snprintf(out->msg, sizeof out->msg, "out of host memory for the matrices");
+            return -1;
+        }
+        c->h = &c->own;
+    }
+    static const char *const syms[] = {"ceiling_gemm_create", "ceiling_gemm",
+                                       "ceiling_gemm_destroy"};
+    void *fns[3];
+    if (ceiling_load("lab4", syms, fns, 3, out->msg, sizeof out->msg) != 0) {
+        out->v = V_SETUP_ERROR;
+        return -1;
+    }
+    c->blas_gemm = (int (*)(void *, int, int, int, int, float, const float *, const float *,
+                            float, float *, cudaStream_t))fns[1];
+    c->blas_destroy = (void (*)(void *))fns[2];
+    if (((int (*)(void **))fns[0])(&c->blas) != 0) {
+        c->blas = NULL;
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "the grader could not start cuBLAS");
+        return -1;
+    }
+    size_t mn = (size_t)c->M * c->N;
+    rng r;
+    rng_seed(&r, rng_derive(seed, 77));
+    cudaError_t err = gbuf_alloc(&c->A, (size_t)c->M * c->K * 4, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->B, (size_t)c->K * c->N * 4, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->C, mn * 4, rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the matrices");
+    err = cudaMallocHost((void **)&c->h_got, mn * 4);
+    if (err != cudaSuccess) {
+        c->h_got = NULL;
+        return lab_fail_cuda(out, err, "allocate pinned host memory");
+    }
+    err = cudaMemcpy(c->A.d, c->h->A, (size_t)c->M * c->K * 4, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaMemcpy(c->B.d, c->h->B, (size_t)c->K * c->N * 4, cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "upload A and B");
+    return 0;
+}
+
+/* Case 0: C filled with NaN (beta is 0, C must not be read); case 1: the old C. */
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    c->variant = variant;
+    cudaError_t err = variant == 0 ? gbuf_poison(&c->C, s)
+                                   : cudaMemcpyAsync(c->C.d, c->h->C0, (size_t)c->M * c->N * 4,
+                                                     cudaMemcpyHostToDevice, s);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "load C");
+    return 0;
+}
+
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    (void)stage;
+    return (int)((gemm_fn)fn)(c->M, c->N, c->K, case_alpha[c->variant], (const float *)c->A.d,
+                              (const float *)c->B.d, case_beta[c->variant], (float *)c->C.d, s);
+}
+
+static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
+{
+    return c->blas_gemm(c->blas, stage == TENSOR_STAGE, c->M, c->N, c->K, case_alpha[c->variant],
+                        (const float *)c->A.d, (const float *)c->B.d, case_beta[c->variant],
+                        (float *)c->C.d, s);
+}
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    size_t mn = (size_t)c->M * c->N;
+    if (lab_guard_check(&c->C, "C", mn, out) ||
+        lab_guard_check(&c->A, "A", (size_t)c->M * c->K, out) ||
+        lab_guard_check(&c->B, "B", (size_t)c->K * c->N, out))
+        return -1;
+    cudaError_t err;
+    if (full) { /* A and B unchanged */
+        const gbuf *bufs[2] = {&c->A, &c->B};
+        const float *hosts[2] = {c->h->A, c->h->B};
+        size_t sizes[2] = {(size_t)c->M * c->K, (size_t)c->K * c->N};
+        for (int b = 0; b < 2; b++) {
+            float *tmp = malloc(sizes[b] * 4);
+            if (!tmp) {
+                out->v = V_SETUP_ERROR;
+                snprintf(out->msg, sizeof out->msg, "out of host memory");
+                return -1;
+            }
+            err = cudaMemcpy(tmp, bufs[b]->d, sizes[b] * 4, cudaMemcpyDeviceToHost);
+            long long w = err == cudaSuccess ? compare_first_diff_word(hosts[b], tmp, sizes[b] * 4)
+                                             : -1;
+            free(tmp);
+            if (err != cudaSuccess)
+                return lab_fail_cuda(out, err, "read the inputs back");
+            if (w >= 0) {
+                out->v = V_INPUT_MODIFIED;
+                snprintf(out->msg, sizeof out->msg,
+                         "%s was changed, first at element %lld: a stage may only read A and B",
+                         b ? "B" : "A", w);
+                return -1;
+            }
+        }
+    }
+    err = cudaMemcpy(c->h_got, c->C.d, mn * 4, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "read C back");
+    gemm_problem p = {c->M, c->N, c->K, case_alpha[variant], case_beta[variant], c->h->A,
+                      c->h->B, c->h->C0};
+    int v = gemm_judge(&p, c->h->exact[variant], c->h->scale[variant], c->h_got,
+                       stage == TENSOR_STAGE, out->msg, sizeof out->msg);
+    if (v == V_PASS)
+        return 0;
+    out->v = (verdict)v;
+    size_t len = strlen(out->msg);
+    snprintf(out->msg + len, sizeof out->msg - len, " (alpha %g, beta %g)", case_alpha[variant],
+             case_beta[variant]);
+    return -1;
+}
+
+const lab_spec lab_gemm = {
+    .number = 4,
+    .name = "gemm",
+    .dir = "4-gemm",
+    .available = 0, /* until its solution and thresholds are measured on a GPU */
+    .stages = gemm_stages,
+    .n_stages = N_STAGES,
+    .n_sizes = N_SIZES,
+    .bench_size = BENCH_SIZE,
+    .check_variants = VARIANTS,
+    .unit = "TFLOP/s",
+    .ceiling_name = CUBLAS,
+    .forbidden_calls = policy_stream_stage_rules,
+    .reference_gpu = NULL,
+    .reference_throughput = NULL,
+    .timeout_correct_s = 120,
+    .timeout_perf_s = 120,
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .setup = setup,
+    .prepare = prepare,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};
