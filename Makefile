@@ -131,6 +131,20 @@ $(addprefix lab,$(MISSING)):
 	@echo "make: lab $(subst lab,,$@) is not available yet (available: $(addprefix lab,$(AVAILABLE)))."
 	@exit 1
 
+# Labs written but not yet open to students (their speeds are still to be
+# measured on a GPU): `make test` compiles them so they keep building.
+WIP_LABS := 4:4-gemm:gemm
+WIP_LIBS := $(foreach l,$(WIP_LABS),build/wip/lab$(call lab_num,$(l)).so build/wip/solutions/lab$(call lab_num,$(l)).so)
+define WIP_RULES
+build/wip/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
+	@mkdir -p build/wip
+	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+build/wip/solutions/lab$(1).so: solutions/$(2)/$(3).cu | check-nvcc
+	@mkdir -p build/wip/solutions
+	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+endef
+$(foreach l,$(WIP_LABS),$(eval $(call WIP_RULES,$(call lab_num,$(l)),$(call lab_dir,$(l)),$(call lab_name,$(l)))))
+
 SOLUTION_LIBS := $(foreach l,$(LABS),build/solutions/lab$(call lab_num,$(l)).so)
 LAB_LIBS := $(foreach l,$(LABS),build/lab$(call lab_num,$(l)).so)
 
@@ -166,7 +180,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs (all of them take over ten
 # minutes on an H200); without a GPU it changes nothing.
-test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
+test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS) $(WIP_LIBS)
 	@TEST_LABS="$(TEST_LABS)" build/tests/run_tests
 
 # ---- coverage of the host code (gcovr) -----------------------------------------------
