@@ -52,8 +52,10 @@ typedef struct lab_spec {
      * when grading on that GPU); NULL when not measured. */
     const char *reference_gpu;
     const double *reference_throughput;
-    double timeout_correct_s; /* per stage, all sizes */
-    double timeout_perf_s;
+    /* The slowest speed (in unit) a correct stage, or a base or ceiling it is
+     * timed with, may run at on any supported GPU: it sizes each test's time
+     * limit from the work the test does (runner_stage_timeout). */
+    double floor_throughput;
     /* Host side, no CUDA. */
     void (*size_text)(int size, char *buf, size_t n); /* "8192 x 8192" */
     double (*work)(int stage, int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */

@@ -191,10 +191,7 @@ static void merge_result(const grade_run *run, int stage, int kind, TestResult *
     char sz[64] = "";
     if (t->size >= 0)
         spec->size_text(t->size, sz, sizeof sz);
-    double timeout = spec->timeout_correct_s;
-    if (spec->stages[stage].points_speed > 0 && spec->timeout_perf_s > timeout)
-        timeout = spec->timeout_perf_s;
-    timeout *= timeout_multiplier();
+    double timeout = runner_stage_timeout(spec, stage, run->reps, run->quick) * timeout_multiplier();
     int ck_failed = tr_rtype(tr) != CK_PASS;
     results_merge_check(t, ck_failed, tr_msg(tr), timeout, sz);
     /* Check saw a pass the grader never recorded: the child left early. */

@@ -569,6 +569,32 @@ START_TEST(test_perf)
 }
 END_TEST
 
+double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick)
+{
+    const lab_stage *st = &spec->stages[stage];
+    const double floor = spec->floor_throughput > 0 ? spec->floor_throughput : 1.0;
+    const int checked = spec->check_variants > 1 ? spec->check_variants : 1;
+    double correct = 10.0, work = 0; /* CUDA start-up and loading the library */
+    for (int size = 0; size < spec->n_sizes; size++) {
+        if (quick && spec->work(stage, size) > RUNNER_QUICK_WORK)
+            continue;
+        correct += 1.0; /* buffers and uploads */
+        work += checked * spec->work(stage, size);
+    }
+    const double bench = spec->work(stage, spec->bench_size);
+    const double rounds = WARMUP_CALLS + reps;
+    if (!quick && st->points_speed == 0) /* speed reported: timed with the ceiling */
+        work += 2 * rounds * bench;
+    correct += work / floor;
+    if (quick || st->points_speed == 0)
+        return correct;
+    int timed = 2; /* the stage and the ceiling, */
+    for (int b = 0; b < LAB_MAX_BASES; b++)
+        timed += st->base[b] >= 0; /* and its bases */
+    double perf = 12.0 + (timed * rounds + 1) * bench / floor;
+    return perf > correct ? perf : correct;
+}
+
 Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage))
 {
     if (n_runs == MAX_RUNS)
@@ -586,10 +612,7 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
         char tname[32];
         snprintf(tname, sizeof tname, "lab%d.s%d", spec->number, st);
         TCase *tc = tcase_create(tname);
-        double timeout = spec->timeout_correct_s;
-        if (spec->stages[st].points_speed > 0 && spec->timeout_perf_s > timeout)
-            timeout = spec->timeout_perf_s;
-        tcase_set_timeout(tc, timeout);
+        tcase_set_timeout(tc, runner_stage_timeout(spec, st, run->reps, run->quick));
         tcase_add_unchecked_fixture(tc, NULL, after_tcase);
         int i = r * 100 + st;
         tcase_add_loop_exit_test(tc, test_correct, GRADE_PASS_EXIT, i, i + 1);

@@ -43,6 +43,12 @@ void runner_set_output_dir(const char *dir);
 /* The output file of one test. */
 void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, int kind);
 
+/* Seconds one test of stage `stage` may take before it is a TIMEOUT: start-up
+ * and data per size, plus every call the test makes (each input set at every
+ * size; warm-up and reps timed calls of the stage, its bases and the ceiling)
+ * at the lab's floor_throughput. The longer of the correctness and speed tests. */
+double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick);
+
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */
 uint64_t runner_size_seed(uint64_t seed, int stage, int size);

@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "../lab.h"
+#include "../runner.h"
 #include "tests.h"
 
 extern const lab_spec lab_transpose;
@@ -75,6 +76,23 @@ START_TEST(stage_tables_are_sound)
 }
 END_TEST
 
+/* Time limits follow the work: generous at the default reps, longer with
+ * more reps, shorter with --quick. */
+START_TEST(timeouts_follow_the_work)
+{
+    const lab_spec *l = lab_table[_i];
+    if (l->n_stages == 0)
+        return;
+    for (int s = 0; s < l->n_stages; s++) {
+        double t = runner_stage_timeout(l, s, 20, 0);
+        ck_assert_msg(t >= 15 && t <= 400, "lab%d stage %d: %.0f s", l->number, s, t);
+        ck_assert(runner_stage_timeout(l, s, 20, 1) <= t);
+        if (l->stages[s].points_speed > 0 || !l->stages[s].given)
+            ck_assert_msg(runner_stage_timeout(l, s, 200, 0) > t, "lab%d stage %d", l->number, s);
+    }
+}
+END_TEST
+
 START_TEST(transpose_thresholds)
 {
     const lab_spec *l = &lab_transpose;
@@ -95,6 +113,7 @@ Suite *make_labs_suite(void)
     tcase_add_test(tc, transpose_sizes);
     tcase_add_loop_test(tc, stage_tables_are_sound, 0, lab_count);
     tcase_add_test(tc, transpose_thresholds);
+    tcase_add_loop_test(tc, timeouts_follow_the_work, 0, lab_count);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,14 +1,14 @@
 /* Adversarial case: stage 3's kernel never finishes. The grader must kill it
  * at the stage's time limit, say TIMEOUT with the size, and grade stage 4 as
  * usual (its speed is not timed, since the stage it must beat failed).
- * grade-env: CK_TIMEOUT_MULTIPLIER=0.25
+ * grade-env: CK_TIMEOUT_MULTIPLIER=0.5
  * expect: 3 correctness TIMEOUT
  * expect: 3 speed SKIPPED
  * expect: 4 correctness PASS
  * expect: 4 speed SKIPPED
  * expect: 5 correctness PASS
  * expect: 5 speed PASS
- * expect-output: killed after 15 s
+ * expect-output: killed after 11 s
  * expect-output: stage 3  shared-memory tile                 TIMEOUT
  */
 #define transpose_tiled transpose_tiled_reference

@@ -1,10 +1,10 @@
 /* Adversarial case: stage 2 never returns: an endless loop on the host.
  * Killed at the time limit; stage 3 is graded as usual.
- * grade-env: CK_TIMEOUT_MULTIPLIER=0.25
+ * grade-env: CK_TIMEOUT_MULTIPLIER=0.5
  * grade-args: --quick
  * expect: 2 correctness TIMEOUT
  * expect: 3 correctness PASS
- * expect-output: killed after 10 s
+ * expect-output: killed after 8 s
  */
 #define transpose_naive_write transpose_naive_write_reference
 #include "../../../solutions/1-transpose/transpose.cu"
