@@ -199,22 +199,16 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     (void)variants;
     lab_ctx *c = calloc(1, sizeof *c);
     *pctx = c;
-    if (!c) {
-        out->v = V_SETUP_ERROR;
-        snprintf(out->msg, sizeof out->msg, "out of host memory");
-        return -1;
-    }
+    if (!c)
+        return lab_no_memory(out, NULL);
     c->M = gemm_sizes[size][0];
     c->N = gemm_sizes[size][1];
     c->K = gemm_sizes[size][2];
     c->tf32 = stage == TENSOR_STAGE;
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0) {
-            out->v = V_SETUP_ERROR;
-            snprintf(out->msg, sizeof out->msg, "out of host memory for the matrices");
-            return -1;
-        }
+        if (host_data_make(&c->own, size, seed) != 0)
+            return lab_no_memory(out, " for the matrices");
         c->h = &c->own;
     }
     static const char *const syms[] = {"ceiling_gemm_create", "ceiling_gemm",
@@ -243,11 +237,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         err = gbuf_alloc(&c->C, mn * 4, rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the matrices");
-    err = cudaMallocHost((void **)&c->h_got, mn * 4);
-    if (err != cudaSuccess) {
-        c->h_got = NULL;
-        return lab_fail_cuda(out, err, "allocate pinned host memory");
-    }
+    if (lab_pinned((void **)&c->h_got, mn * 4, out) != 0)
+        return -1;
     err = cudaMemcpy(c->A.d, c->h->A, (size_t)c->M * c->K * 4, cudaMemcpyHostToDevice);
     if (err == cudaSuccess)
         err = cudaMemcpy(c->B.d, c->h->B, (size_t)c->K * c->N * 4, cudaMemcpyHostToDevice);
@@ -296,11 +287,8 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         size_t sizes[2] = {(size_t)c->M * c->K, (size_t)c->K * c->N};
         for (int b = 0; b < 2; b++) {
             float *tmp = malloc(sizes[b] * 4);
-            if (!tmp) {
-                out->v = V_SETUP_ERROR;
-                snprintf(out->msg, sizeof out->msg, "out of host memory");
-                return -1;
-            }
+            if (!tmp)
+                return lab_no_memory(out, NULL);
             err = cudaMemcpy(tmp, bufs[b]->d, sizes[b] * 4, cudaMemcpyDeviceToHost);
             long long w = err == cudaSuccess ? compare_first_diff_word(hosts[b], tmp, sizes[b] * 4)
                                              : -1;

@@ -13,6 +13,37 @@ int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what)
     return -1;
 }
 
+int lab_no_memory(check_outcome *out, const char *for_what)
+{
+    out->v = V_SETUP_ERROR;
+    snprintf(out->msg, sizeof out->msg, "out of host memory%s", for_what ? for_what : "");
+    return -1;
+}
+
+int lab_pinned(void **p, size_t bytes, check_outcome *out)
+{
+    cudaError_t err = cudaMallocHost(p, bytes ? bytes : 4);
+    if (err == cudaSuccess)
+        return 0;
+    *p = NULL;
+    return lab_fail_cuda(out, err, "allocate pinned host memory");
+}
+
+int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check_outcome *out)
+{
+    for (int v = 0; v < n; v++) {
+        cudaError_t err = cudaMalloc(&d[v], bytes ? bytes : 4);
+        if (err != cudaSuccess) {
+            d[v] = NULL;
+            return lab_fail_cuda(out, err, "allocate the input copies");
+        }
+        err = cudaMemcpy(d[v], h[v], bytes, cudaMemcpyHostToDevice);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "upload the inputs");
+    }
+    return 0;
+}
+
 int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out)
 {
     long long off = 0;

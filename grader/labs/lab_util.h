@@ -10,6 +10,14 @@
 #include "../gbuf.h"
 #include "../lab.h"
 
+/* Fills out with a SETUP ERROR "out of host memory<for_what>"; returns -1. */
+int lab_no_memory(check_outcome *out, const char *for_what);
+/* Pinned host memory (*p = NULL on failure); 0, or -1 with out filled. */
+int lab_pinned(void **p, size_t bytes, check_outcome *out);
+/* Device copies of n host arrays of `bytes` each, for reloading inputs fast;
+ * 0, or -1 with out filled (copies made so far stay in d for the teardown). */
+int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check_outcome *out);
+
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
 /* 0 when both guards of b (a buffer of elems floats called name) are intact;

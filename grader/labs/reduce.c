@@ -280,21 +280,14 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     (void)variants;
     lab_ctx *c = calloc(1, sizeof *c);
     *pctx = c;
-    if (!c) {
-        out->v = V_SETUP_ERROR;
-        snprintf(out->msg, sizeof out->msg, "out of host memory");
-        return -1;
-    }
+    if (!c)
+        return lab_no_memory(out, NULL);
     c->n = reduce_sizes[size];
     size_t bytes = c->n * sizeof(float);
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0) {
-            out->v = V_SETUP_ERROR;
-            snprintf(out->msg, sizeof out->msg, "out of host memory for %zu MB of inputs",
-                     VARIANTS * (bytes >> 20));
-            return -1;
-        }
+        if (host_data_make(&c->own, size, seed) != 0)
+            return lab_no_memory(out, " for the inputs");
         c->h = &c->own;
     }
 
@@ -318,11 +311,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     err = gbuf_alloc(&c->work, reduce_work_floats(c->n) * sizeof(float), rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the workspace");
-    err = cudaMallocHost((void **)&c->h_got, bytes);
-    if (err != cudaSuccess) {
-        c->h_got = NULL;
-        return lab_fail_cuda(out, err, "allocate pinned host memory");
-    }
+    if (lab_pinned((void **)&c->h_got, bytes, out) != 0)
+        return -1;
     if (temp_bytes(c->n, &c->temp_bytes) != 0)
         return lab_fail_cuda(out, cudaGetLastError(), "size CUB's temporary storage");
     err = cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1);
@@ -330,17 +320,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         c->d_temp = NULL;
         return lab_fail_cuda(out, err, "allocate CUB's temporary storage");
     }
-    for (int v = 0; v < VARIANTS; v++) {
-        err = cudaMalloc(&c->d_variant[v], bytes);
-        if (err != cudaSuccess) {
-            c->d_variant[v] = NULL;
-            return lab_fail_cuda(out, err, "allocate the input copies");
-        }
-        err = cudaMemcpy(c->d_variant[v], c->h->in[v], bytes, cudaMemcpyHostToDevice);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "upload the inputs");
-    }
-    return 0;
+    const void *inputs[VARIANTS] = {c->h->in[0], c->h->in[1]};
+    return lab_device_copies(c->d_variant, inputs, VARIANTS, bytes, out);
 }
 
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)

@@ -352,31 +352,22 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     (void)variants;
     lab_ctx *c = calloc(1, sizeof *c);
     *pctx = c;
-    if (!c) {
-        out->v = V_SETUP_ERROR;
-        snprintf(out->msg, sizeof out->msg, "out of host memory");
-        return -1;
-    }
+    if (!c)
+        return lab_no_memory(out, NULL);
     c->op = shuffle_stage_op(stage);
     c->n = shuffle_sizes[size];
     size_t bytes = c->n * 4; /* floats and ints alike */
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0) {
-            out->v = V_SETUP_ERROR;
-            snprintf(out->msg, sizeof out->msg, "out of host memory for the inputs");
-            return -1;
-        }
+        if (host_data_make(&c->own, size, seed) != 0)
+            return lab_no_memory(out, " for the inputs");
         c->h = &c->own;
     }
     if (c->op != SHUFFLE_SUM)
         for (int v = 0; v < VARIANTS; v++) {
             c->expect[v] = malloc(bytes > 0 ? bytes : 4);
-            if (!c->expect[v]) {
-                out->v = V_SETUP_ERROR;
-                snprintf(out->msg, sizeof out->msg, "out of host memory for the expected output");
-                return -1;
-            }
+            if (!c->expect[v])
+                return lab_no_memory(out, " for the expected output");
             if (c->op == SHUFFLE_COMPACT)
                 c->kept[v] = shuffle_expected_compact(c->h->x[v], c->n, c->expect[v]);
             else
@@ -409,11 +400,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     err = gbuf_alloc(&c->work, shuffle_work_bytes(c->n), rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the workspace");
-    err = cudaMallocHost(&c->h_got, bytes);
-    if (err != cudaSuccess) {
-        c->h_got = NULL;
-        return lab_fail_cuda(out, err, "allocate pinned host memory");
-    }
+    if (lab_pinned(&c->h_got, bytes, out) != 0)
+        return -1;
     if (temp_bytes(c->n, &c->temp_bytes) != 0)
         return lab_fail_cuda(out, cudaGetLastError(), "size CUB's temporary storage");
     err = cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1);
@@ -421,18 +409,10 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         c->d_temp = NULL;
         return lab_fail_cuda(out, err, "allocate CUB's temporary storage");
     }
-    for (int v = 0; v < VARIANTS; v++) {
-        err = cudaMalloc(&c->d_variant[v], bytes);
-        if (err != cudaSuccess) {
-            c->d_variant[v] = NULL;
-            return lab_fail_cuda(out, err, "allocate the input copies");
-        }
-        const void *src = c->op == SHUFFLE_SUM ? (const void *)c->h->f[v] : (const void *)c->h->x[v];
-        err = cudaMemcpy(c->d_variant[v], src, bytes, cudaMemcpyHostToDevice);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "upload the inputs");
-    }
-    return 0;
+    const void *inputs[VARIANTS];
+    for (int v = 0; v < VARIANTS; v++)
+        inputs[v] = c->op == SHUFFLE_SUM ? (const void *)c->h->f[v] : (const void *)c->h->x[v];
+    return lab_device_copies(c->d_variant, inputs, VARIANTS, bytes, out);
 }
 
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)

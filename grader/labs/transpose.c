@@ -164,11 +164,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     (void)stage;
     lab_ctx *c = calloc(1, sizeof *c);
     *pctx = c;
-    if (!c) {
-        out->v = V_SETUP_ERROR;
-        snprintf(out->msg, sizeof out->msg, "out of host memory");
-        return -1;
-    }
+    if (!c)
+        return lab_no_memory(out, NULL);
     c->rows = transpose_sizes[size][0];
     c->cols = transpose_sizes[size][1];
     c->n = (size_t)c->rows * c->cols;
@@ -177,12 +174,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 
     const host_data *h = &cache[size];
     if (h->seed != seed || h->variants < c->variants) {
-        if (host_data_make(&c->own, size, seed, c->variants) != 0) {
-            out->v = V_SETUP_ERROR;
-            snprintf(out->msg, sizeof out->msg, "out of host memory for %zu MB of inputs",
-                     2 * (size_t)c->variants * (bytes >> 20));
-            return -1;
-        }
+        if (host_data_make(&c->own, size, seed, c->variants) != 0)
+            return lab_no_memory(out, " for the inputs");
         h = &c->own;
     }
     for (int v = 0; v < c->variants; v++) {
@@ -197,24 +190,14 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     err = gbuf_alloc(&c->out, bytes, rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the output buffer");
-    err = cudaMallocHost((void **)&c->h_got, bytes);
-    if (err != cudaSuccess) {
-        c->h_got = NULL;
-        return lab_fail_cuda(out, err, "allocate pinned host memory");
-    }
-    if (c->variants > 1) {
-        for (int v = 0; v < c->variants; v++) {
-            err = cudaMalloc(&c->d_variant[v], bytes);
-            if (err != cudaSuccess) {
-                c->d_variant[v] = NULL;
-                return lab_fail_cuda(out, err, "allocate the input copies for timing");
-            }
-            err = cudaMemcpy(c->d_variant[v], c->h_in[v], bytes, cudaMemcpyHostToDevice);
-            if (err != cudaSuccess)
-                return lab_fail_cuda(out, err, "upload the inputs");
-        }
-    }
-    return 0;
+    if (lab_pinned((void **)&c->h_got, bytes, out) != 0)
+        return -1;
+    if (c->variants == 1)
+        return 0;
+    const void *inputs[MAX_VARIANTS]; /* for timing: inputs reloaded on the GPU */
+    for (int v = 0; v < c->variants; v++)
+        inputs[v] = c->h_in[v];
+    return lab_device_copies(c->d_variant, inputs, c->variants, bytes, out);
 }
 
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
