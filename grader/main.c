@@ -8,10 +8,12 @@
 #include <stdarg.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/rng.h"
@@ -234,10 +236,90 @@ static int perf_test_registered(const grade_run *run, int stage)
     return run->spec->stages[stage].points_speed > 0 && !run->quick;
 }
 
+/* ---- the progress line ----
+ * On a terminal, a thread of the parent rewrites one line every quarter of a
+ * second with what is being graded (stage, size, phase, seconds so far),
+ * read from the results page. Check forks the test processes meanwhile, so
+ * the thread uses write() alone (no stdio locks, no allocation) and a mutex
+ * of its own that the children never touch. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_t thread;
+    int started;
+    volatile int stop;
+    int shown; /* a progress line is on the screen */
+    const grade_run *runs;
+    int n_runs;
+} progress = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void progress_clear_locked(void)
+{
+    static const char clear[] = "\r\033[K";
+    if (progress.shown) {
+        ssize_t w = write(STDOUT_FILENO, clear, sizeof clear - 1);
+        (void)w; /* nothing to do about a failed write to a terminal */
+    }
+    progress.shown = 0;
+}
+
+static void *progress_loop(void *arg)
+{
+    (void)arg;
+    int last_run = -1, last_stage = -1, last_kind = -1;
+    time_t since = time(NULL);
+    while (!progress.stop) {
+        struct timespec pause = {0, 250 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        char line[400];
+        int stage = -1, kind = -1, run = -1;
+        for (int r = 0; r < progress.n_runs && run < 0; r++)
+            if (report_progress_text(line, sizeof line - 32, progress.runs[r].spec,
+                                     progress.runs[r].res, &stage, &kind))
+                run = r;
+        pthread_mutex_lock(&progress.lock);
+        if (run >= 0 && !progress.stop) {
+            if (run != last_run || stage != last_stage || kind != last_kind) {
+                since = time(NULL);
+                last_run = run, last_stage = stage, last_kind = kind;
+            }
+            size_t len = strlen(line);
+            snprintf(line + len, sizeof line - len, " (%d s)\033[K", (int)(time(NULL) - since));
+            if (write(STDOUT_FILENO, "\r", 1) == 1 && write(STDOUT_FILENO, line, strlen(line)) > 0)
+                progress.shown = 1;
+        }
+        pthread_mutex_unlock(&progress.lock);
+    }
+    return NULL;
+}
+
+/* Starts the progress line when stdout is a terminal (never in logs, CI or
+ * tests) and CUDA_LABS_NO_PROGRESS is not set. */
+static void progress_start(const grade_run *runs, int n)
+{
+    if (!isatty(STDOUT_FILENO) || getenv("CUDA_LABS_NO_PROGRESS"))
+        return;
+    progress.runs = runs;
+    progress.n_runs = n;
+    fflush(stdout);
+    progress.started = pthread_create(&progress.thread, NULL, progress_loop, NULL) == 0;
+}
+
+static void progress_stop(void)
+{
+    if (!progress.started)
+        return;
+    progress.stop = 1;
+    pthread_join(progress.thread, NULL);
+    progress.started = 0;
+    progress_clear_locked();
+}
+
 /* After each stage (in the parent): merge Check's results for the stage's
  * tests, the last ones it ran, and print the stage's line. */
 static void live_line(const grade_run *run, int stage)
 {
+    pthread_mutex_lock(&progress.lock);
+    progress_clear_locked();
     int n = srunner_ntests_run(runner);
     TestResult **trs = srunner_results(runner);
     int kinds = perf_test_registered(run, stage) ? 2 : 1;
@@ -248,6 +330,7 @@ static void live_line(const grade_run *run, int stage)
     for (int k = 0; k < kinds; k++)
         show_output(run->spec, stage, k);
     fflush(stdout);
+    pthread_mutex_unlock(&progress.lock);
 }
 
 /* Every output file asked for on the command line, from one run's results
@@ -584,7 +667,9 @@ static int grade_main(int argc, char **argv)
         printf("\nlab %d (%s): %s\n", specs[i]->number, specs[i]->name, libs[i]);
         fflush(stdout);
     }
+    progress_start(runs, n);
     srunner_run_all(sr, CK_SILENT);
+    progress_stop();
 
     int n_run = srunner_ntests_run(sr);
     rmdir(out_dir);

@@ -54,6 +54,32 @@ static void fmt_points(char *buf, size_t n, int got, int max)
         snprintf(buf, n, "%d/%d", got, max);
 }
 
+int report_progress_text(char *buf, size_t n, const lab_spec *spec, const lab_results *res,
+                         int *stage, int *kind)
+{
+    static const char *const phases[] = {"starting", "loading the library", "making the data",
+                                          "running", "checking", "timing"};
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int k = 0; k < TEST_KINDS; k++) {
+            const test_record *t = rec(res, s, k);
+            if (t->state != STATE_RUNNING)
+                continue;
+            char sz[64] = "";
+            if (t->size >= 0 && t->size < spec->n_sizes) {
+                spec->size_text(t->size, sz + 2, sizeof sz - 2);
+                sz[0] = ',';
+                sz[1] = ' ';
+            }
+            int p = t->phase >= 0 && t->phase <= PHASE_TIMING ? t->phase : 0;
+            snprintf(buf, n, "  stage %d  %s: %s%s: %s", s, spec->stages[s].title,
+                     k == TEST_CORRECT ? "correctness" : "speed", sz, phases[p]);
+            *stage = s;
+            *kind = k;
+            return 1;
+        }
+    return 0;
+}
+
 void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
 {
     char unit_col[16];

@@ -17,6 +17,13 @@ void report_replay(char *buf, size_t n, const lab_spec *spec, int stage, uint64_
 /* One line after a stage's tests ended. */
 void report_live_line(FILE *f, const lab_spec *spec, const lab_results *res, int stage);
 
+/* What is being graded right now, for a progress line: "stage 6  <title>  n =
+ * 2^28: timing". Returns 1 with the text in buf when a test of this lab is
+ * running (*stage, *kind say which), else 0. Integers and strings only: it is
+ * called from the progress thread, which must not allocate. */
+int report_progress_text(char *buf, size_t n, const lab_spec *spec, const lab_results *res,
+                         int *stage, int *kind);
+
 /* The scoreboard: a row per graded stage. */
 void report_table(FILE *f, const lab_spec *spec, const lab_results *res);
 

@@ -137,6 +137,29 @@ START_TEST(live_lines)
 }
 END_TEST
 
+/* The progress line names the running test, its size and phase; nothing
+ * when no test runs. */
+START_TEST(progress_text)
+{
+    fill();
+    char line[300];
+    int stage = -1, kind = -1;
+    ck_assert_int_eq(report_progress_text(line, sizeof line, &lab_transpose, &res, &stage, &kind), 0);
+    test_record *t = &res.t[4][TEST_PERF];
+    t->state = STATE_RUNNING;
+    t->size = lab_transpose.bench_size;
+    t->phase = PHASE_TIMING;
+    ck_assert_int_eq(report_progress_text(line, sizeof line, &lab_transpose, &res, &stage, &kind), 1);
+    ck_assert_int_eq(stage, 4);
+    ck_assert_int_eq(kind, TEST_PERF);
+    ck_assert_str_eq(line, "  stage 4  padded tile (no bank conflicts): speed, 8192 x 8192: timing");
+    t->size = -1;
+    t->phase = PHASE_LOAD;
+    report_progress_text(line, sizeof line, &lab_transpose, &res, &stage, &kind);
+    ck_assert_str_eq(line, "  stage 4  padded tile (no bank conflicts): speed: loading the library");
+}
+END_TEST
+
 START_TEST(json_document)
 {
     fill();
@@ -180,6 +203,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, failures_of_a_skeleton_are_short);
     tcase_add_test(tc, hints);
     tcase_add_test(tc, live_lines);
+    tcase_add_test(tc, progress_text);
     tcase_add_test(tc, json_document);
     tcase_add_test(tc, json_escape);
     suite_add_tcase(s, tc);
