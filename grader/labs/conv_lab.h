@@ -1,0 +1,38 @@
+/* conv_lab.h: the pure parts of lab 6's specification (the CPU reference of
+ * a forward convolution and its judgement), for the grader and the tests. */
+#ifndef CUDA_LABS_CONV_LAB_H
+#define CUDA_LABS_CONV_LAB_H
+
+#include <stddef.h>
+
+/* One layer: input N x C x H x W (NCHW), filter K x C x R x S, stride and
+ * zero padding the same in both directions, output N x K x P x Q. */
+typedef struct conv_layer {
+    int N, C, H, W, K, R, S, stride, pad;
+} conv_layer;
+
+typedef struct conv_problem {
+    conv_layer l;
+    const float *x; /* the input, NCHW */
+    const float *w; /* the filter, KCRS */
+} conv_problem;
+
+/* Output height and width: (H + 2 pad - R) / stride + 1, likewise for Q. */
+int conv_out_h(const conv_layer *l);
+int conv_out_w(const conv_layer *l);
+/* Elements of the output (N K P Q) and multiply-adds per output (C R S). */
+size_t conv_out_elems(const conv_layer *l);
+
+/* exact[e] = the output in double precision, scale[e] = the sum of |x| |w|
+ * over its window (padding counts as 0), for all N K P Q outputs (NKPQ
+ * order). Uses every CPU; 0, or -1 when out of memory. */
+int conv_reference(const conv_problem *p, double *exact, double *scale);
+/* How far a float32 output with this scale may be off. */
+double conv_tolerance(const conv_layer *l, double scale);
+/* V_PASS, or the verdict for got (NKPQ floats) with what is wrong in msg:
+ * unwritten or NaN outputs, errors only at the padded borders, an output
+ * written in NHWC order, or wrong values. */
+int conv_judge(const conv_problem *p, const double *exact, const double *scale, const float *got,
+               char *msg, size_t msgn);
+
+#endif

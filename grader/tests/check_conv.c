@@ -1,0 +1,185 @@
+/* check_conv.c: lab 6's CPU reference and judgement of a convolution. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/rng.h"
+#include "../labs/conv_lab.h"
+#include "../verdict.h"
+#include "tests.h"
+
+typedef struct fixture {
+    conv_problem p;
+    float *x, *w, *got;
+    double *exact, *scale;
+    size_t n;
+} fixture;
+
+static void make(fixture *f, conv_layer l, uint64_t seed)
+{
+    rng r;
+    rng_seed(&r, seed);
+    size_t nx = (size_t)l.N * l.C * l.H * l.W, nw = (size_t)l.K * l.C * l.R * l.S;
+    f->x = malloc(nx * sizeof(float));
+    f->w = malloc(nw * sizeof(float));
+    rng_fill_uniform(&r, f->x, nx, -1.0f, 1.0f);
+    rng_fill_uniform(&r, f->w, nw, -1.0f, 1.0f);
+    f->p = (conv_problem){l, f->x, f->w};
+    f->n = conv_out_elems(&l);
+    f->got = malloc(f->n * sizeof(float));
+    f->exact = malloc(f->n * sizeof(double));
+    f->scale = malloc(f->n * sizeof(double));
+    ck_assert_int_eq(conv_reference(&f->p, f->exact, f->scale), 0);
+}
+
+static void drop(fixture *f)
+{
+    free(f->x);
+    free(f->w);
+    free(f->got);
+    free(f->exact);
+    free(f->scale);
+}
+
+/* A float32 direct convolution; clamp != 0 reads the nearest edge pixel
+ * instead of 0 in the padding (a classic bug); nhwc writes n, p, q, k order. */
+static void direct(fixture *f, int clamp, int nhwc)
+{
+    const conv_layer *l = &f->p.l;
+    int P = conv_out_h(l), Q = conv_out_w(l);
+    for (int n = 0; n < l->N; n++)
+        for (int k = 0; k < l->K; k++)
+            for (int p = 0; p < P; p++)
+                for (int q = 0; q < Q; q++) {
+                    float acc = 0.0f;
+                    for (int c = 0; c < l->C; c++)
+                        for (int r = 0; r < l->R; r++)
+                            for (int s = 0; s < l->S; s++) {
+                                int h = p * l->stride - l->pad + r, w = q * l->stride - l->pad + s;
+                                if (clamp) {
+                                    h = h < 0 ? 0 : h >= l->H ? l->H - 1 : h;
+                                    w = w < 0 ? 0 : w >= l->W ? l->W - 1 : w;
+                                } else if (h < 0 || h >= l->H || w < 0 || w >= l->W) {
+                                    continue;
+                                }
+                                acc = fmaf(f->x[(((size_t)n * l->C + c) * l->H + h) * l->W + w],
+                                           f->w[(((size_t)k * l->C + c) * l->R + r) * l->S + s],
+                                           acc);
+                            }
+                    size_t e = nhwc ? (((size_t)n * P + p) * Q + q) * l->K + k
+                                    : (((size_t)n * l->K + k) * P + p) * Q + q;
+                    f->got[e] = acc;
+                }
+}
+
+START_TEST(output_shapes)
+{
+    conv_layer stem = {1, 3, 224, 224, 64, 7, 7, 2, 3};
+    ck_assert_int_eq(conv_out_h(&stem), 112);
+    ck_assert_int_eq(conv_out_w(&stem), 112);
+    conv_layer same = {2, 8, 14, 14, 16, 3, 3, 1, 1};
+    ck_assert_int_eq(conv_out_h(&same), 14);
+    ck_assert_uint_eq(conv_out_elems(&same), 2 * 16 * 14 * 14);
+    conv_layer one = {1, 4, 5, 7, 3, 1, 1, 1, 0};
+    ck_assert_int_eq(conv_out_w(&one), 7);
+}
+END_TEST
+
+/* The reference against a plain loop in double, on a tiny layer. */
+START_TEST(reference_is_exact)
+{
+    fixture f;
+    conv_layer l = {2, 3, 5, 6, 4, 3, 3, 2, 1};
+    make(&f, l, 11);
+    int P = conv_out_h(&l), Q = conv_out_w(&l);
+    for (int n = 0; n < 2; n++)
+        for (int k = 0; k < 4; k++)
+            for (int p = 0; p < P; p++)
+                for (int q = 0; q < Q; q++) {
+                    double s = 0, m = 0;
+                    for (int c = 0; c < 3; c++)
+                        for (int r = 0; r < 3; r++)
+                            for (int t = 0; t < 3; t++) {
+                                int h = p * 2 - 1 + r, w = q * 2 - 1 + t;
+                                if (h < 0 || h >= 5 || w < 0 || w >= 6)
+                                    continue;
+                                double v = (double)f.x[((n * 3 + c) * 5 + h) * 6 + w] *
+                                           f.w[((k * 3 + c) * 3 + r) * 3 + t];
+                                s += v;
+                                m += fabs(v);
+                            }
+                    size_t e = (((size_t)n * 4 + k) * P + p) * Q + q;
+                    ck_assert_double_eq_tol(f.exact[e], s, 1e-12);
+                    ck_assert_double_eq_tol(f.scale[e], m, 1e-12);
+                }
+    drop(&f);
+}
+END_TEST
+
+START_TEST(judgements)
+{
+    fixture f;
+    char msg[VERDICT_MSG];
+    conv_layer l = {2, 16, 12, 12, 8, 3, 3, 1, 1};
+    make(&f, l, 5);
+    direct(&f, 0, 0);
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_PASS);
+    direct(&f, 1, 0); /* padding read as the edge pixel */
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "on the border the padding reaches"));
+    direct(&f, 0, 1); /* NHWC output */
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "NHWC order"));
+    direct(&f, 0, 0);
+    f.got[100] += 0.25f;
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "1 of 2304 outputs are wrong; the first is out[0][0][8][4]"));
+    f.got[100] = NAN;
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_NAN);
+    memset(f.got, 0xFF, f.n * sizeof(float));
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_NOT_WRITTEN);
+    drop(&f);
+}
+END_TEST
+
+/* A deeper layer, summed in another order (im2col's: c, r, s as one index
+ * in float): passes. */
+START_TEST(other_orders_pass)
+{
+    fixture f;
+    char msg[VERDICT_MSG];
+    conv_layer l = {1, 64, 9, 9, 6, 3, 3, 2, 1};
+    make(&f, l, 9);
+    int P = conv_out_h(&l), Q = conv_out_w(&l);
+    for (int k = 0; k < l.K; k++)
+        for (int p = 0; p < P; p++)
+            for (int q = 0; q < Q; q++) {
+                float part[4] = {0, 0, 0, 0}; /* four partial sums, as split-K would */
+                int i = 0;
+                for (int r = 0; r < 3; r++)
+                    for (int s = 0; s < 3; s++)
+                        for (int c = 0; c < l.C; c++, i++) {
+                            int h = p * 2 - 1 + r, w = q * 2 - 1 + s;
+                            if (h < 0 || h >= l.H || w < 0 || w >= l.W)
+                                continue;
+                            part[i % 4] += f.x[((size_t)c * l.H + h) * l.W + w] *
+                                           f.w[(((size_t)k * l.C + c) * 3 + r) * 3 + s];
+                        }
+                f.got[((size_t)k * P + p) * Q + q] = (part[0] + part[1]) + (part[2] + part[3]);
+            }
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_PASS);
+    drop(&f);
+}
+END_TEST
+
+Suite *make_conv_suite(void)
+{
+    Suite *s = suite_create("conv");
+    TCase *tc = tcase_create("conv");
+    tcase_add_test(tc, output_shapes);
+    tcase_add_test(tc, reference_is_exact);
+    tcase_add_test(tc, judgements);
+    tcase_add_test(tc, other_orders_pass);
+    suite_add_tcase(s, tc);
+    return s;
+}
