@@ -554,10 +554,17 @@ namespace wmma = nvcuda::wmma;
 
 enum { BK8 = 32, PAD = 4 /* keeps rows 16-byte aligned, spreads the banks */ };
 
+/* TF32 fragments exist from compute capability 8.0 (Ampere) on; for older
+ * GPUs the kernel is empty and the host calls stage 7 instead. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define HAS_TF32_WMMA 1
+#endif
+
 __global__ void __launch_bounds__(THREADS)
     tensor_core_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                        const float *__restrict__ B, float beta, float *__restrict__ C)
 {
+#ifdef HAS_TF32_WMMA
     __shared__ __align__(32) float As[BM][BK8 + PAD];
     __shared__ __align__(32) float Bs[BK8][BN + PAD];
     __shared__ __align__(32) float out[THREADS / 32][16 * 16];
@@ -622,12 +629,24 @@ __global__ void __launch_bounds__(THREADS)
             }
             __syncwarp();
         }
+#else
+    (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C;
+#endif
 }
 
 extern "C" lab_status gemm_tensor_core(int M, int N, int K, float alpha, const float *d_A,
                                        const float *d_B, float beta, float *d_C,
                                        cudaStream_t stream)
 {
+    static int major; /* compute capability, found on the first call */
+    if (major == 0) {
+        int device = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+            return LAB_ERROR;
+    }
+    if (major < 8) /* no TF32 tensor cores: the float32 stage */
+        return gemm_warp_tile(M, N, K, alpha, d_A, d_B, beta, d_C, stream);
     dim3 grid(blocks_for(N, BN), blocks_for(M, BM));
     tensor_core_kernel<<<grid, THREADS, 0, stream>>>(M, N, K, alpha, d_A, d_B, beta, d_C);
     return LAB_OK;
