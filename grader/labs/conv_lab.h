@@ -17,6 +17,15 @@ typedef struct conv_problem {
     const float *w; /* the filter, KCRS */
 } conv_problem;
 
+/* The graded layers, small and awkward first; the benchmark layers (N = 32)
+ * after. Each with a name for the reports. */
+typedef struct conv_named_layer {
+    const char *name;
+    conv_layer l;
+} conv_named_layer;
+extern const conv_named_layer conv_layers[];
+extern const int conv_n_layers;
+
 /* Output height and width: (H + 2 pad - R) / stride + 1, likewise for Q. */
 int conv_out_h(const conv_layer *l);
 int conv_out_w(const conv_layer *l);

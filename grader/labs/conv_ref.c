@@ -23,6 +23,22 @@
 #include "../../common/compare.h"
 #include "../verdict.h"
 
+/* N, C, H, W, K, R, S, stride, pad */
+const conv_named_layer conv_layers[] = {
+    {"tiny, odd, stride 2", {2, 3, 5, 7, 5, 3, 3, 2, 1}},
+    {"1 x 1 filter, odd sizes", {3, 17, 9, 11, 13, 1, 1, 1, 0}},
+    {"5 x 5, no padding", {2, 8, 13, 13, 6, 5, 5, 1, 0}},
+    {"3 x 3, C = K = 64, 56 x 56", {32, 64, 56, 56, 64, 3, 3, 1, 1}},
+    {"3 x 3, C = K = 128, 28 x 28", {32, 128, 28, 28, 128, 3, 3, 1, 1}},
+    {"3 x 3, C = K = 256, 14 x 14", {32, 256, 14, 14, 256, 3, 3, 1, 1}},
+    {"1 x 1, C = 256, K = 64, 56 x 56", {32, 256, 56, 56, 64, 1, 1, 1, 0}},
+    {"7 x 7 stride 2, C = 3, K = 64, 224 x 224", {32, 3, 224, 224, 64, 7, 7, 2, 3}},
+    {"3 x 3, K = 27 (odd), C = 64, 56 x 56", {32, 64, 56, 56, 27, 3, 3, 1, 1}},
+    {"3 x 3, K = 4 (tiny), C = 64, 56 x 56", {32, 64, 56, 56, 4, 3, 3, 1, 1}},
+    {"deep and small: C = 2048, 7 x 7, K = 512", {1, 2048, 7, 7, 512, 3, 3, 1, 1}},
+};
+const int conv_n_layers = (int)(sizeof conv_layers / sizeof conv_layers[0]);
+
 int conv_out_h(const conv_layer *l)
 {
     return (l->H + 2 * l->pad - l->R) / l->stride + 1;

@@ -172,6 +172,29 @@ START_TEST(other_orders_pass)
 }
 END_TEST
 
+/* The issue's layers are all there, each fits a 16 GB GPU with its im2col
+ * workspace and the grader's copies, and the deep layer is deep. */
+START_TEST(graded_layers)
+{
+    int three_by_three_big = 0, one_by_one = 0, stem = 0, odd_k = 0, tiny_k = 0, deep = 0;
+    for (int i = 0; i < conv_n_layers; i++) {
+        const conv_layer *l = &conv_layers[i].l;
+        double in = (double)l->N * l->C * l->H * l->W, out = (double)conv_out_elems(l);
+        double crs = (double)l->C * l->R * l->S, npq = out / l->K;
+        double bytes = 4 * (3 * in + 3 * out + crs * npq + in); /* in + 2 copies, out + 2, work */
+        ck_assert_msg(bytes < 12e9, "%s needs %.1f GB", conv_layers[i].name, bytes / 1e9);
+        three_by_three_big += l->R == 3 && l->C >= 128 && l->K >= 128 && l->N == 32;
+        one_by_one += l->R == 1 && l->N == 32;
+        stem += l->R == 7 && l->stride == 2 && l->C == 3;
+        odd_k += l->K == 27;
+        tiny_k += l->K == 4;
+        deep += crs > 100 * npq;
+    }
+    ck_assert_int_eq(three_by_three_big, 2);
+    ck_assert(one_by_one && stem && odd_k && tiny_k && deep);
+}
+END_TEST
+
 Suite *make_conv_suite(void)
 {
     Suite *s = suite_create("conv");
@@ -180,6 +203,7 @@ Suite *make_conv_suite(void)
     tcase_add_test(tc, reference_is_exact);
     tcase_add_test(tc, judgements);
     tcase_add_test(tc, other_orders_pass);
+    tcase_add_test(tc, graded_layers);
     suite_add_tcase(s, tc);
     return s;
 }
