@@ -192,8 +192,13 @@ int report_hint(char *buf, size_t n, const lab_spec *spec, const lab_results *re
     if (kind != TEST_PERF || t->v != V_SLOW || !st->hint)
         return 0;
     /* What was measured decides how the hint starts. */
+    char share[200];
     const char *lead;
-    if (t->speedup < 1.0)
+    if (t->min_ceiling > 0 && (t->base < 0 || t->speedup >= t->min_speedup)) {
+        snprintf(share, sizeof share, "This stage reaches %.0f%% of %s and needs %.0f%%. ",
+                 t->pct_ceiling, lab_ceiling_name(spec, stage), 100.0 * t->min_ceiling);
+        lead = share;
+    } else if (t->speedup < 1.0)
         lead = "This stage is slower than the one it must beat. ";
     else if (t->pct_ceiling >= 80.0)
         lead = "This stage is already near the ceiling; the stage before it is fast too, so the "

@@ -121,6 +121,28 @@ START_TEST(hints)
 }
 END_TEST
 
+extern const lab_spec lab_shuffle;
+
+/* A stage that misses its share of the ceiling (with no earlier stage to
+ * beat, or after beating it) is told so, not that it is slower than a base. */
+START_TEST(hints_for_a_share_of_the_ceiling)
+{
+    static lab_results r3;
+    memset(&r3, 0, sizeof r3);
+    test_record *t = &r3.t[7][TEST_PERF];
+    t->graded = 1;
+    t->timed = 1;
+    t->v = V_SLOW;
+    t->base = -1;
+    t->pct_ceiling = 31.0;
+    t->min_ceiling = 0.5;
+    char h[1024];
+    ck_assert_int_eq(report_hint(h, sizeof h, &lab_shuffle, &r3, 7, TEST_PERF), 1);
+    ck_assert(strncmp(h, "This stage reaches 31% of CUB DeviceSelect::If and needs 50%.", 61) == 0);
+    ck_assert_ptr_null(strstr(h, "slower than the one it must beat"));
+}
+END_TEST
+
 START_TEST(live_lines)
 {
     fill();
@@ -204,6 +226,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, hints);
     tcase_add_test(tc, live_lines);
     tcase_add_test(tc, progress_text);
+    tcase_add_test(tc, hints_for_a_share_of_the_ceiling);
     tcase_add_test(tc, json_document);
     tcase_add_test(tc, json_escape);
     suite_add_tcase(s, tc);
