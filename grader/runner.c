@@ -542,6 +542,13 @@ static void perf_body(grade_run *run, int stage)
                "%s.",
                rec->speedup, rec->base, spec->stages[rec->base].title, st->min_speedup,
                rec->throughput, spec->unit, rec->pct_ceiling, lab_ceiling_name(spec, stage));
+    if (st->base[0] < 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
+        finish(rec, V_SLOW, "%.0f%% of %s (%.0f %s); this stage needs %.0f%%", rec->pct_ceiling,
+               lab_ceiling_name(spec, stage), rec->throughput, spec->unit,
+               100.0 * st->min_ceiling);
+    if (st->base[0] < 0)
+        finish(rec, V_PASS, "%.0f%% of %s (needs %.0f%%)", rec->pct_ceiling,
+               lab_ceiling_name(spec, stage), 100.0 * st->min_ceiling);
     if (st->min_ceiling > 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
         finish(rec, V_SLOW,
                "%.0f%% of %s (%.0f %s); this stage needs %.0f%% as well as %.2fx over stage %d "
