@@ -289,12 +289,10 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
             float *tmp = malloc(sizes[b] * 4);
             if (!tmp)
                 return lab_no_memory(out, NULL);
-            err = cudaMemcpy(tmp, bufs[b]->d, sizes[b] * 4, cudaMemcpyDeviceToHost);
-            long long w = err == cudaSuccess ? compare_first_diff_word(hosts[b], tmp, sizes[b] * 4)
-                                             : -1;
+            long long w = lab_input_changed(bufs[b], hosts[b], sizes[b] * 4, tmp, out);
             free(tmp);
-            if (err != cudaSuccess)
-                return lab_fail_cuda(out, err, "read the inputs back");
+            if (w == -2)
+                return -1;
             if (w >= 0) {
                 out->v = V_INPUT_MODIFIED;
                 snprintf(out->msg, sizeof out->msg,

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "../../common/compare.h"
+
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what)
 {
     out->v = V_SETUP_ERROR;
@@ -42,6 +44,17 @@ int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check
             return lab_fail_cuda(out, err, "upload the inputs");
     }
     return 0;
+}
+
+long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, void *scratch,
+                            check_outcome *out)
+{
+    cudaError_t err = cudaMemcpy(scratch, b->d, bytes, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        lab_fail_cuda(out, err, "read the input back");
+        return -2;
+    }
+    return compare_first_diff_word(original, scratch, bytes);
 }
 
 int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out)

@@ -18,6 +18,13 @@ int lab_pinned(void **p, size_t bytes, check_outcome *out);
  * 0, or -1 with out filled (copies made so far stay in d for the teardown). */
 int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check_outcome *out);
 
+/* Reads `bytes` of device buffer b into scratch and compares them with what
+ * the grader put there: the index of the first changed 4-byte word, -1 when
+ * unchanged, -2 when reading failed (out filled). The caller words the
+ * INPUT MODIFIED message. */
+long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, void *scratch,
+                            check_outcome *out);
+
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
 /* 0 when both guards of b (a buffer of elems floats called name) are intact;

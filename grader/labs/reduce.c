@@ -361,10 +361,9 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         return -1;
     cudaError_t err;
     if (full) {
-        err = cudaMemcpy(c->h_got, c->in.d, bytes, cudaMemcpyDeviceToHost);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "read the input back");
-        long long w = compare_first_diff_word(c->h->in[variant], c->h_got, bytes);
+        long long w = lab_input_changed(&c->in, c->h->in[variant], bytes, c->h_got, out);
+        if (w == -2)
+            return -1;
         if (w >= 0) {
             out->v = V_INPUT_MODIFIED;
             snprintf(out->msg, sizeof out->msg,
