@@ -36,7 +36,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -l
 # ---- the labs ------------------------------------------------------------------
 # number:folder:name of every lab that exists; the others are announced as not
 # available yet.
-LABS := 1:1-transpose:transpose 2:2-reduce:reduce 3:3-shuffle:shuffle
+LABS := 1:1-transpose:transpose 2:2-reduce:reduce 3:3-shuffle:shuffle 4:4-gemm:gemm
 ALL_LAB_NUMBERS := 1 2 3 4 5 6
 lab_num = $(word 1,$(subst :, ,$(1)))
 lab_dir = $(word 2,$(subst :, ,$(1)))
@@ -133,7 +133,7 @@ $(addprefix lab,$(MISSING)):
 
 # Labs written but not yet open to students (their speeds are still to be
 # measured on a GPU): `make test` compiles them so they keep building.
-WIP_LABS := 4:4-gemm:gemm
+WIP_LABS :=
 WIP_LIBS := $(foreach l,$(WIP_LABS),build/wip/lab$(call lab_num,$(l)).so build/wip/solutions/lab$(call lab_num,$(l)).so)
 define WIP_RULES
 build/wip/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
@@ -160,7 +160,8 @@ labs: $(LAB_LIBS) grade $(CEILING_LIBS)
 # Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
 build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	@mkdir -p build/adversarial
-	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $<
+	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
+build/adversarial/gemm_calls_cublas.so: ADVERSARIAL_LINK := -lcublas
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 
 # A student copy (make student-repo) has neither the repository's tests nor

@@ -7,11 +7,7 @@
  *  - alpha = 0.75, beta = -0.5, with a random old C: beta must be applied.
  * The expected results and each element's scale come from one double-
  * precision reference of A B and |A| |B| per size (gemm_ref.c), made once in
- * the parent; the tolerance is in gemm_ref.c.
- *
- * Not yet available to students: the thresholds, the solution's speed and the
- * ceiling have still to be measured on a GPU (available = 0 keeps it out of
- * ./grade and make). */
+ * the parent; the tolerance is in gemm_ref.c. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -39,22 +35,23 @@ static const lab_stage gemm_stages[] = {
      "reads one element of A (a broadcast) and 32 neighbouring elements of B, and writes 32 "
      "neighbouring elements of C.",
      0, CUBLAS},
-    {"shared-memory tiles", "gemm_shared", 10, 5, 1.2, {1, -1}, 0,
+    {"shared-memory tiles", "gemm_shared", 10, 5, 1.15, {1, -1}, 0,
      "Each block should load a tile of A and a tile of B into shared memory once, "
      "__syncthreads(), and let every thread read them many times; check both loads are "
      "coalesced (threadIdx.x along a row) and that the k-loop steps by the tile size.",
      0, CUBLAS},
-    {"1D thread tile", "gemm_tile_1d", 10, 5, 1.5, {2, -1}, 0,
+    {"1D thread tile", "gemm_tile_1d", 10, 5, 1.45, {2, -1}, 0,
      "Each thread should keep TM results in registers and, for each k, load one element of B "
      "into a register and reuse it TM times against a column of A's tile: fewer shared loads "
      "per multiply-add.",
      0, CUBLAS},
-    {"2D register blocking", "gemm_tile_2d", 10, 5, 1.3, {3, -1}, 0,
+    {"2D register blocking", "gemm_tile_2d", 10, 5, 1.4, {3, -1}, 0,
      "Each thread should compute an 8 x 8 block: per k, load 8 values of A and 8 of B into "
      "registers and do 64 multiply-adds from them (an outer product). Check that the result "
-     "array is fully unrolled (no local memory: nvcc -Xptxas -v says 0 bytes spill).",
+     "array is fully unrolled (no local memory: nvcc -Xptxas -v says 0 bytes spill) and that "
+     "two blocks fit on an SM: __launch_bounds__(256, 2) caps the registers at 128.",
      0, CUBLAS},
-    {"vectorised, A transposed", "gemm_vectorized", 10, 5, 1.1, {4, -1}, 0,
+    {"vectorised, A transposed", "gemm_vectorized", 10, 5, 1.0, {4, -1}, 0,
      "Load A and B with float4, store A's tile transposed (As[k][m]) so the inner loop reads "
      "A's column as float4s too; the SASS should show LDG.E.128 and LDS.128.",
      0, CUBLAS},
@@ -65,12 +62,14 @@ static const lab_stage gemm_stages[] = {
     {"warp tiling", "gemm_warp_tile", 10, 10, 1.0, {6, -1}, 0,
      "Give each warp a sub-tile of the block (e.g. 64 x 32) and each thread a few small "
      "blocks inside it, so a warp's shared loads hit few distinct addresses; aim for most of "
-     "cuBLAS.",
-     0.70, CUBLAS},
+     "cuBLAS. __launch_bounds__(256, 2) keeps two blocks on each SM.",
+     0.65, CUBLAS},
     {"tensor cores (TF32, bonus)", "gemm_tensor_core", 5, 5, 0.0, {-1, -1}, 0,
-     "Use wmma fragments of 16 x 16 x 8 in TF32 (wmma::precision::tf32, __float_to_tf32), "
-     "with the tiles staged in shared memory as in the SIMT stages.",
-     0.40, CUBLAS_TF32},
+     "Let each warp own a 64 x 64 tile and issue mma.sync.m16n8k8 (TF32) from fragments it "
+     "loads from shared memory itself (wmma fragments of 16 x 16 x 8 work too, more slowly); "
+     "double-buffer the tiles with cp.async and pad the rows so fragment loads avoid bank "
+     "conflicts.",
+     0.25, CUBLAS_TF32},
 };
 #define N_STAGES ((int)(sizeof gemm_stages / sizeof gemm_stages[0]))
 
@@ -322,7 +321,7 @@ const lab_spec lab_gemm = {
     .number = 4,
     .name = "gemm",
     .dir = "4-gemm",
-    .available = 0, /* until its solution and thresholds are measured on a GPU */
+    .available = 1,
     .stages = gemm_stages,
     .n_stages = N_STAGES,
     .n_sizes = N_SIZES,

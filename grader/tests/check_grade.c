@@ -56,7 +56,7 @@ START_TEST(help_and_list)
     ck_assert_int_eq(grade(NULL, "--list", NULL), 0);
     HAS("transpose_vectorized");
     HAS(">= 1.50x over stage 6, and >= 80% of CUB DeviceReduce::Sum");
-    HAS("lab4  gemm       (not available yet)");
+    HAS("lab5  streams    (not available yet)");
 }
 END_TEST
 
@@ -64,8 +64,8 @@ START_TEST(usage_errors_exit_2)
 {
     ck_assert_int_eq(grade(NULL, "lab9", NULL), 2);
     HAS("unknown lab 'lab9'");
-    ck_assert_int_eq(grade(NULL, "lab4", NULL), 2);
-    HAS("lab 4 (gemm) is not available yet");
+    ck_assert_int_eq(grade(NULL, "lab5", NULL), 2);
+    HAS("lab 5 (streams) is not available yet");
     ck_assert_int_eq(grade(NULL, "--bogus", NULL), 2);
     HAS("unknown option '--bogus'");
     ck_assert_int_eq(grade(NULL, "lab1", "--solutions", "--stage", "9", NULL), 2);

@@ -17,7 +17,7 @@ START_TEST(find_by_any_name)
     ck_assert_ptr_null(lab_find(""));
     ck_assert_ptr_null(lab_find(NULL));
     ck_assert_int_eq(lab_find("lab4")->number, 4);
-    ck_assert_int_eq(lab_find("lab4")->available, 0);
+    ck_assert_int_eq(lab_find("lab5")->available, 0);
     ck_assert_int_eq(lab_count, 6);
 }
 END_TEST

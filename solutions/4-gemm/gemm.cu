@@ -1,5 +1,4 @@
-/* Lab 4, GEMM: the reference solution (written; to be measured and tuned on
- * a GPU before the lab opens: see grader/labs/gemm.c).
+/* Lab 4, GEMM: the reference solution.
  *
  * C = alpha * A * B + beta * C, row-major, A M x K, B K x N. For 4096^3 a GEMM
  * does 137 GFLOP on 200 MB of data: each element of A and B is used 4096
@@ -11,8 +10,6 @@
  * to the tensor cores. Every kernel handles any M, N, K: loads outside the
  * matrices read 0, stores outside are skipped.
  */
-#include <mma.h>
-
 #include "gemm.h"
 
 /* The epilogue shared by all stages: as in BLAS, C is not read when beta == 0. */
@@ -183,7 +180,7 @@ extern "C" lab_status gemm_tile_1d(int M, int N, int K, float alpha, const float
 
 enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = (BM / TM) * (BN / TN) };
 
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, 2)
     tile_2d_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                    const float *__restrict__ B, float beta, float *__restrict__ C)
 {
@@ -191,16 +188,22 @@ __global__ void __launch_bounds__(THREADS)
     const int tid = threadIdx.x;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     const int trow = tid / (BN / TN), tcol = tid % (BN / TN);
+    /* Each thread loads 4 elements of each tile: A at rows a_r + 32 q, column
+     * a_c; B at rows b_r + 2 q, column b_c (neighbouring threads, neighbouring
+     * addresses). */
+    const int a_r = tid / BK, a_c = tid % BK, b_r = tid / BN, b_c = tid % BN;
     float acc[TM][TN] = {{0.0f}};
     float a[TM], b[TN];
     for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int e = tid; e < BM * BK; e += THREADS) { /* 4 elements of each tile per thread */
-            int r = e / BK, c = e % BK;
-            As[r][c] = row0 + r < M && k0 + c < K ? A[(size_t)(row0 + r) * K + k0 + c] : 0.0f;
+#pragma unroll
+        for (int q = 0; q < BM * BK / THREADS; q++) {
+            int r = a_r + q * (THREADS / BK);
+            As[r][a_c] = row0 + r < M && k0 + a_c < K ? A[(size_t)(row0 + r) * K + k0 + a_c] : 0.0f;
         }
-        for (int e = tid; e < BK * BN; e += THREADS) {
-            int r = e / BN, c = e % BN;
-            Bs[r][c] = k0 + r < K && col0 + c < N ? B[(size_t)(k0 + r) * N + col0 + c] : 0.0f;
+#pragma unroll
+        for (int q = 0; q < BK * BN / THREADS; q++) {
+            int r = b_r + q * (THREADS / BN);
+            Bs[r][b_c] = k0 + r < K && col0 + b_c < N ? B[(size_t)(k0 + r) * N + col0 + b_c] : 0.0f;
         }
         __syncthreads();
 #pragma unroll
@@ -444,7 +447,7 @@ enum {
     SUB_N = WN / (LANES_N * 4),  /* 2 blocks of 4 columns per lane */
 };
 
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, 2)
     warp_tile_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                      const float *__restrict__ B, float beta, float *__restrict__ C)
 {
@@ -540,95 +543,157 @@ extern "C" lab_status gemm_warp_tile(int M, int N, int K, float alpha, const flo
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 8 (bonus): tensor cores, TF32. The same 128 x 128 block tiles,       */
-/* staged in shared memory 32 deep along K; each of the 8 warps owns 64 x 32  */
-/* of C as 4 x 2 accumulator fragments of 16 x 16, and for each step of 8     */
-/* along K loads fragments of A (16 x 8) and B (8 x 16), rounds them to TF32  */
-/* (10-bit mantissas), and issues one matrix multiply-add per fragment pair.  */
-/* The products are rounded, the sums kept in float32: the grader's bound for */
-/* this stage allows for it. The results go through a small per-warp tile in  */
-/* shared memory so that alpha, beta and the edges are applied element-wise.  */
+/* Stage 8 (bonus): tensor cores, TF32, with the warp-level instruction        */
+/* mma.sync.m16n8k8: one warp multiplies a 16 x 8 tile of A by an 8 x 8 tile  */
+/* of B and adds the 16 x 8 product to its accumulators. Each lane holds a    */
+/* fixed part of each tile in registers (the "fragment" layout below, from    */
+/* the PTX manual), so the kernel loads fragments from shared memory itself. */
+/*                                                                            */
+/* Block tile 128 x 128, 4 warps of 64 x 64 each (4 x 8 instructions per step */
+/* of 8 along K, 128 accumulators per lane). The tiles are 32 deep along K   */
+/* and double-buffered with cp.async: global memory is copied straight into  */
+/* shared memory without passing through registers, and the copy of the next */
+/* tile runs while the tensor cores work on the current one.                 */
+/* The inputs are rounded to TF32 (10-bit mantissa) as they enter the         */
+/* fragments; the sums stay in float32. The grader's bound for this stage     */
+/* allows for the rounding.                                                   */
 /* ------------------------------------------------------------------------ */
 
-namespace wmma = nvcuda::wmma;
+enum {
+    BK8 = 32,
+    WT8 = 64,                  /* a warp's tile: 64 x 64 */
+    WARPS8 = (BM / WT8) * (BN / WT8),
+    THREADS8 = WARPS8 * 32,
+    LDA8 = BK8 + 4,            /* row strides in shared memory: chosen so that */
+    LDB8 = BN + 8,             /* the fragment loads below hit 32 different banks */
+    STAGES8 = 2,
+    SMEM8 = STAGES8 * (BM * LDA8 + BK8 * LDB8) * (int)sizeof(float), /* 70 KiB */
+};
 
-enum { BK8 = 32, PAD = 4 /* keeps rows 16-byte aligned, spreads the banks */ };
-
-/* TF32 fragments exist from compute capability 8.0 (Ampere) on; for older
+/* TF32 mma.sync exists from compute capability 8.0 (Ampere) on; for older
  * GPUs the kernel is empty and the host calls stage 7 instead. */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-#define HAS_TF32_WMMA 1
+#define HAS_TF32_MMA 1
 #endif
 
-__global__ void __launch_bounds__(THREADS)
+/* 16 bytes from global to shared memory, asynchronously; with bytes = 0 the
+ * destination is filled with zeros (for tiles that stick out of the matrix). */
+__device__ __forceinline__ void copy16_async(float *dst, const float *src, int bytes)
+{
+#ifdef HAS_TF32_MMA
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(bytes));
+#endif
+}
+
+__device__ __forceinline__ unsigned to_tf32(float x)
+{
+    unsigned r = 0;
+#ifdef HAS_TF32_MMA
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#endif
+    return r;
+}
+
+/* ALIGNED: K and N are multiples of 4 and A, B 16-byte aligned, so that every
+ * 16-byte piece of a tile is one cp.async; otherwise the tiles go through
+ * registers with load4, as in stage 7. */
+template <bool ALIGNED>
+__global__ void __launch_bounds__(THREADS8, 2)
     tensor_core_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                        const float *__restrict__ B, float beta, float *__restrict__ C)
 {
-#ifdef HAS_TF32_WMMA
-    __shared__ __align__(32) float As[BM][BK8 + PAD];
-    __shared__ __align__(32) float Bs[BK8][BN + PAD];
-    __shared__ __align__(32) float out[THREADS / 32][16 * 16];
+#ifdef HAS_TF32_MMA
+    extern __shared__ __align__(16) float smem8[];
+    float *As = smem8, *Bs = smem8 + STAGES8 * BM * LDA8; /* [stage][128][LDA8], [stage][32][LDB8] */
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4; /* the lane's place in the fragments */
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    const int wrow = (warp / WARPS_N) * WM, wcol = (warp % WARPS_N) * WN;
-    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[WM / 16][WN / 16];
+    const int wrow = (warp / (BN / WT8)) * WT8, wcol = (warp % (BN / WT8)) * WT8;
+    float acc[WT8 / 16][WT8 / 8][4] = {};
+
+    auto load_tiles = [&](int stage, int k0) {
+        float *as = As + stage * BM * LDA8, *bs = Bs + stage * BK8 * LDB8;
 #pragma unroll
-    for (int m = 0; m < WM / 16; m++)
-#pragma unroll
-        for (int n = 0; n < WN / 16; n++)
-            wmma::fill_fragment(acc[m][n], 0.0f);
-    for (int k0 = 0; k0 < K; k0 += BK8) {
-        for (int e = tid; e < BM * BK8 / 4; e += THREADS) { /* A: 128 x 32 */
+        for (int e = tid; e < BM * BK8 / 4; e += THREADS8) { /* A: 128 x 32 */
             int r = e / (BK8 / 4), c = (e % (BK8 / 4)) * 4;
-            *reinterpret_cast<float4 *>(&As[r][c]) = load4(A, M, K, row0 + r, k0 + c);
+            if (ALIGNED) {
+                bool in = row0 + r < M && k0 + c < K;
+                copy16_async(&as[r * LDA8 + c], in ? A + (size_t)(row0 + r) * K + k0 + c : A,
+                             in ? 16 : 0);
+            } else {
+                *reinterpret_cast<float4 *>(&as[r * LDA8 + c]) = load4(A, M, K, row0 + r, k0 + c);
+            }
         }
-        for (int e = tid; e < BK8 * BN / 4; e += THREADS) { /* B: 32 x 128 */
+#pragma unroll
+        for (int e = tid; e < BK8 * BN / 4; e += THREADS8) { /* B: 32 x 128 */
             int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
-            *reinterpret_cast<float4 *>(&Bs[r][c]) = load4(B, K, N, k0 + r, col0 + c);
+            if (ALIGNED) {
+                bool in = k0 + r < K && col0 + c < N;
+                copy16_async(&bs[r * LDB8 + c], in ? B + (size_t)(k0 + r) * N + col0 + c : B,
+                             in ? 16 : 0);
+            } else {
+                *reinterpret_cast<float4 *>(&bs[r * LDB8 + c]) = load4(B, K, N, k0 + r, col0 + c);
+            }
         }
-        __syncthreads();
+        asm volatile("cp.async.commit_group;\n" ::);
+    };
+
+    load_tiles(0, 0);
+    const int steps = (K + BK8 - 1) / BK8;
+    for (int step = 0; step < steps; step++) {
+        asm volatile("cp.async.wait_group 0;\n" ::); /* this thread's copies have landed */
+        __syncthreads();                              /* and everybody else's */
+        if (step + 1 < steps) /* the other buffer was last read before this barrier */
+            load_tiles((step + 1) % STAGES8, (step + 1) * BK8);
+        const float *as = As + (step % STAGES8) * BM * LDA8;
+        const float *bs = Bs + (step % STAGES8) * BK8 * LDB8;
 #pragma unroll
         for (int kk = 0; kk < BK8; kk += 8) {
-            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>
-                fa[WM / 16];
-            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>
-                fb[WN / 16];
+            /* Fragment of A (16 x 8, row-major): lane (g, t) holds rows g and
+             * g + 8, columns t and t + 4. Of B (8 x 8): rows t and t + 4,
+             * column g. */
+            unsigned a[WT8 / 16][4], b[WT8 / 8][2];
 #pragma unroll
-            for (int m = 0; m < WM / 16; m++) {
-                wmma::load_matrix_sync(fa[m], &As[wrow + m * 16][kk], BK8 + PAD);
-#pragma unroll
-                for (int t = 0; t < fa[m].num_elements; t++)
-                    fa[m].x[t] = wmma::__float_to_tf32(fa[m].x[t]);
+            for (int m = 0; m < WT8 / 16; m++) {
+                const float *p = &as[(wrow + m * 16 + g) * LDA8 + kk + t];
+                a[m][0] = to_tf32(p[0]);
+                a[m][1] = to_tf32(p[8 * LDA8]);
+                a[m][2] = to_tf32(p[4]);
+                a[m][3] = to_tf32(p[8 * LDA8 + 4]);
             }
 #pragma unroll
-            for (int n = 0; n < WN / 16; n++) {
-                wmma::load_matrix_sync(fb[n], &Bs[kk][wcol + n * 16], BN + PAD);
-#pragma unroll
-                for (int t = 0; t < fb[n].num_elements; t++)
-                    fb[n].x[t] = wmma::__float_to_tf32(fb[n].x[t]);
+            for (int n = 0; n < WT8 / 8; n++) {
+                const float *p = &bs[(kk + t) * LDB8 + wcol + n * 8 + g];
+                b[n][0] = to_tf32(p[0]);
+                b[n][1] = to_tf32(p[4 * LDB8]);
             }
 #pragma unroll
-            for (int m = 0; m < WM / 16; m++)
+            for (int m = 0; m < WT8 / 16; m++)
 #pragma unroll
-                for (int n = 0; n < WN / 16; n++)
-                    wmma::mma_sync(acc[m][n], fa[m], fb[n], acc[m][n]);
+                for (int n = 0; n < WT8 / 8; n++)
+                    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                                 : "+f"(acc[m][n][0]), "+f"(acc[m][n][1]), "+f"(acc[m][n][2]),
+                                   "+f"(acc[m][n][3])
+                                 : "r"(a[m][0]), "r"(a[m][1]), "r"(a[m][2]), "r"(a[m][3]),
+                                   "r"(b[n][0]), "r"(b[n][1]));
         }
-        __syncthreads();
     }
-    /* Each fragment through the warp's 16 x 16 staging tile, then to C. */
+    /* Accumulator fragment (16 x 8): lane (g, t) holds row g, columns 2t and
+     * 2t + 1 (acc[..][0], [1]), and the same columns of row g + 8 ([2], [3]). */
 #pragma unroll
-    for (int m = 0; m < WM / 16; m++)
+    for (int m = 0; m < WT8 / 16; m++)
 #pragma unroll
-        for (int n = 0; n < WN / 16; n++) {
-            wmma::store_matrix_sync(out[warp], acc[m][n], 16, wmma::mem_row_major);
-            __syncwarp();
-            for (int e = lane; e < 16 * 16; e += 32) {
-                int i = row0 + wrow + m * 16 + e / 16, j = col0 + wcol + n * 16 + e % 16;
+        for (int n = 0; n < WT8 / 8; n++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                int i = row0 + wrow + m * 16 + g + h * 8, j = col0 + wcol + n * 8 + 2 * t;
                 if (i < M && j < N)
-                    write_c(C, (size_t)i * N + j, out[warp][e], alpha, beta);
+                    write_c(C, (size_t)i * N + j, acc[m][n][2 * h], alpha, beta);
+                if (i < M && j + 1 < N)
+                    write_c(C, (size_t)i * N + j + 1, acc[m][n][2 * h + 1], alpha, beta);
             }
-            __syncwarp();
-        }
 #else
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C;
 #endif
@@ -638,16 +703,27 @@ extern "C" lab_status gemm_tensor_core(int M, int N, int K, float alpha, const f
                                        const float *d_B, float beta, float *d_C,
                                        cudaStream_t stream)
 {
-    static int major; /* compute capability, found on the first call */
+    static int major; /* compute capability and set-up, done on the first call */
     if (major == 0) {
         int device = 0;
         if (cudaGetDevice(&device) != cudaSuccess ||
             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
             return LAB_ERROR;
+        /* More than 48 KiB of shared memory per block must be asked for. */
+        if (major >= 8 &&
+            (cudaFuncSetAttribute(tensor_core_kernel<true>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM8) != cudaSuccess ||
+             cudaFuncSetAttribute(tensor_core_kernel<false>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM8) != cudaSuccess))
+            return LAB_ERROR;
     }
     if (major < 8) /* no TF32 tensor cores: the float32 stage */
         return gemm_warp_tile(M, N, K, alpha, d_A, d_B, beta, d_C, stream);
     dim3 grid(blocks_for(N, BN), blocks_for(M, BM));
-    tensor_core_kernel<<<grid, THREADS, 0, stream>>>(M, N, K, alpha, d_A, d_B, beta, d_C);
+    bool aligned = K % 4 == 0 && N % 4 == 0 && ((size_t)d_A | (size_t)d_B) % 16 == 0;
+    if (aligned)
+        tensor_core_kernel<true><<<grid, THREADS8, SMEM8, stream>>>(M, N, K, alpha, d_A, d_B, beta, d_C);
+    else
+        tensor_core_kernel<false><<<grid, THREADS8, SMEM8, stream>>>(M, N, K, alpha, d_A, d_B, beta, d_C);
     return LAB_OK;
 }
