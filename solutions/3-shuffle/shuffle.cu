@@ -682,7 +682,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
         count[0] = before + tile_total; /* thread 0: before is the tiles' prefix alone */
 }
 
-enum { COMPACT_ROUNDS = 8, COMPACT_TILE = TILE_WARPS * 128 * COMPACT_ROUNDS };
+enum { COMPACT_ROUNDS = 12, COMPACT_TILE = TILE_WARPS * 128 * COMPACT_ROUNDS };
 
 extern "C" lab_status compact_positive(const int *d_in, size_t n, int *d_out, int *d_count,
                                        void *d_work, cudaStream_t stream)
