@@ -48,7 +48,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/verdict.c \
-              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv_ref.c grader/labs/streams_lab.c
+              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams_lab.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
@@ -97,7 +97,11 @@ grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
 # ---- the ceilings ------------------------------------------------------------------
 # The grader's reference operations (CUB, ...), one library per lab, loaded by
 # a grading child: the grader's own executable stays free of CUDA code.
-CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so build/ceilings/lab4.so
+CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so build/ceilings/lab4.so build/ceilings/lab6.so
+# Lab 6's ceiling is cuDNN where it is installed (with the CUDA Toolkit or in
+# /usr/include), else cuBLAS SGEMM at the layer's GEMM shape.
+CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
+CUDNN_FLAGS := $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H)) -lcudnn,-lcublas)
 build/ceilings/lab2.so: grader/ceilings/reduce.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
@@ -107,6 +111,9 @@ build/ceilings/lab3.so: grader/ceilings/shuffle.cu | check-nvcc
 build/ceilings/lab4.so: grader/ceilings/gemm.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< -lcublas
+build/ceilings/lab6.so: grader/ceilings/conv.cu | check-nvcc
+	@mkdir -p build/ceilings
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< $(CUDNN_FLAGS)
 
 # ---- lab and solution libraries --------------------------------------------------
 # $(1) number, $(2) folder, $(3) name
@@ -133,7 +140,7 @@ $(addprefix lab,$(MISSING)):
 
 # Labs written but not yet open to students (their speeds are still to be
 # measured on a GPU): `make test` compiles them so they keep building.
-WIP_LABS :=
+WIP_LABS := 6:6-conv:conv
 WIP_LIBS := $(foreach l,$(WIP_LABS),build/wip/lab$(call lab_num,$(l)).so build/wip/solutions/lab$(call lab_num,$(l)).so)
 define WIP_RULES
 build/wip/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
@@ -219,10 +226,15 @@ build/bench_shuffle: grader/tests/bench_shuffle.cu solutions/3-shuffle/shuffle.c
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/3-shuffle -o $@ $<
 .PHONY: bench
-bench: build/bench_transpose build/bench_reduce build/bench_shuffle
+# Lab 6 (not open yet): every layer, every stage, checked and timed next to cuDNN.
+build/bench_conv: grader/tests/bench_conv.cu solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/rng.o | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/6-conv $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H))) -o $@ $< $(filter %.o,$^) $(if $(CUDNN_H),-lcudnn) -lpthread
+bench: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_conv
 	build/bench_transpose 8192 8192 30
 	build/bench_reduce 268435456 30
 	build/bench_shuffle 268435456 20
+	build/bench_conv 10
 endif
 
 # ---- tools -----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 #include "lab_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../../common/compare.h"
 
@@ -55,6 +56,28 @@ long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, v
         return -2;
     }
     return compare_first_diff_word(original, scratch, bytes);
+}
+
+int lab_inputs_unchanged(int n, const gbuf *const *bufs, const void *const *hosts,
+                         const size_t *bytes, const char *const *names, const char *advice,
+                         check_outcome *out)
+{
+    for (int i = 0; i < n; i++) {
+        void *scratch = malloc(bytes[i]);
+        if (!scratch)
+            return lab_no_memory(out, NULL);
+        long long e = lab_input_changed(bufs[i], hosts[i], bytes[i], scratch, out);
+        free(scratch);
+        if (e == -2)
+            return -1;
+        if (e >= 0) {
+            out->v = V_INPUT_MODIFIED;
+            snprintf(out->msg, sizeof out->msg, "%s was changed, first at element %lld: %s",
+                     names[i], e, advice);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out)

@@ -25,6 +25,14 @@ int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check
 long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, void *scratch,
                             check_outcome *out);
 
+/* Checks n read-only inputs (device buffer bufs[i], named names[i], should
+ * still hold hosts[i], bytes[i] long): 0 when all are unchanged; else -1
+ * with INPUT MODIFIED, "<name> was changed, first at element <e>: <advice>"
+ * (or another verdict when one cannot be read). */
+int lab_inputs_unchanged(int n, const gbuf *const *bufs, const void *const *hosts,
+                         const size_t *bytes, const char *const *names, const char *advice,
+                         check_outcome *out);
+
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
 /* 0 when both guards of b (a buffer of elems floats called name) are intact;

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "../../common/rng.h"
+#include "../../labs/6-conv/conv.h"
+#include "../lab.h"
 #include "../labs/conv_lab.h"
 #include "../verdict.h"
 #include "tests.h"
@@ -195,6 +197,40 @@ START_TEST(graded_layers)
 }
 END_TEST
 
+/* Lab 6's spec: one correctness size per graded layer, the 3 x 3 layer with
+ * C = K = 128 timed, the work of a call, and scratch space for every stage's
+ * copies (im2col alone; or the NHWC input, 256-byte aligned, and the KRSC
+ * filter together). */
+START_TEST(spec_matches_the_layers)
+{
+    extern const lab_spec lab_conv;
+    ck_assert_int_eq(lab_conv.n_sizes, conv_n_layers);
+    const conv_layer *b = &conv_layers[lab_conv.bench_size].l;
+    ck_assert(b->R == 3 && b->C == 128 && b->K == 128 && b->H == 28 && b->N == 32);
+    ck_assert_double_eq_tol(lab_conv.work(3, lab_conv.bench_size),
+                            2.0 * 32 * 128 * 28 * 28 * 128 * 9 / 1e12, 1e-12);
+    ck_assert_int_eq(lab_conv.n_stages, 5);
+    ck_assert(lab_conv.stages[0].given);
+    ck_assert(lab_conv.stages[4].min_ceiling > 0);
+    ck_assert_int_eq(lab_conv.available, 0); /* until tuned on a GPU */
+    char text[160];
+    lab_conv.size_text(lab_conv.n_sizes - 1, text, sizeof text);
+    ck_assert_str_eq(text, "deep and small: C = 2048, 7 x 7, K = 512 (N 1, C 2048, 7 x 7, K 512, "
+                           "3 x 3, stride 1, pad 1)");
+    for (int i = 0; i < conv_n_layers; i++) {
+        const conv_layer *l = &conv_layers[i].l;
+        conv_shape sh = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
+        size_t im2col = (size_t)l->C * l->R * l->S * conv_out_elems(l) / l->K;
+        size_t nhwc = ((size_t)l->N * l->C * l->H * l->W + 63) / 64 * 64;
+        size_t filter = (size_t)l->K * l->C * l->R * l->S;
+        ck_assert_uint_ge(conv_work_bytes(sh), 4 * im2col);
+        ck_assert_uint_ge(conv_work_bytes(sh), 4 * (nhwc + filter));
+        ck_assert_int_eq(conv_p(sh), conv_out_h(l));
+        ck_assert_int_eq(conv_q(sh), conv_out_w(l));
+    }
+}
+END_TEST
+
 Suite *make_conv_suite(void)
 {
     Suite *s = suite_create("conv");
@@ -204,6 +240,7 @@ Suite *make_conv_suite(void)
     tcase_add_test(tc, judgements);
     tcase_add_test(tc, other_orders_pass);
     tcase_add_test(tc, graded_layers);
+    tcase_add_test(tc, spec_matches_the_layers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -49,13 +49,14 @@ static inline int conv_q(conv_shape l)
     return (l.W + 2 * l.pad - l.S) / l.stride + 1;
 }
 
-/* Scratch bytes in d_work: room for the im2col matrix (C R S x N P Q floats)
- * and an NHWC copy of the input, plus 1 MiB. */
+/* Scratch bytes in d_work: room for the im2col matrix (C R S x N P Q floats),
+ * an NHWC copy of the input and a reordered copy of the filter, plus 1 MiB. */
 static inline size_t conv_work_bytes(conv_shape l)
 {
     size_t im2col = (size_t)l.C * l.R * l.S * l.N * conv_p(l) * conv_q(l);
     size_t nhwc = (size_t)l.N * l.C * l.H * l.W;
-    return 4 * (im2col + nhwc) + ((size_t)1 << 20);
+    size_t filter = (size_t)l.K * l.C * l.R * l.S;
+    return 4 * (im2col + nhwc + filter) + ((size_t)1 << 20);
 }
 
 typedef lab_status (*conv_fn)(conv_shape layer, const float *d_in, const float *d_filter,

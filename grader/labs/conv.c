@@ -1,0 +1,307 @@
+/* grader/labs/conv.c: lab 6's specification — the stages, layers, inputs and
+ * checks of the forward convolution (labs/6-conv/conv.h).
+ *
+ * Every graded layer of conv_layers (conv_ref.c) is a correctness size; the
+ * one timed is the ResNet-style 3 x 3 layer with C = K = 128 on 28 x 28. The
+ * inputs are uniform in [-1, 1); the expected output and each output's scale
+ * come from one double-precision reference per layer, made once in the
+ * parent (conv_ref.c, which also holds the tolerance and the judgement).
+ *
+ * Not yet available to students: the thresholds below are first figures
+ * from one H200 run of the reference (make bench), and the reference is to be
+ * tuned towards the issue's target (available = 0 keeps the lab out of
+ * ./grade and make). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/rng.h"
+#include "../../labs/6-conv/conv.h"
+#include "../ceiling.h"
+#include "../gbuf.h"
+#include "../lab.h"
+#include "../policy.h"
+#include "conv_lab.h"
+#include "lab_util.h"
+
+#define CEILING "cuDNN FP32 (cuBLAS at the GEMM shape without cuDNN)"
+
+static const lab_stage conv_stages[] = {
+    {"direct, one thread per output (given)", "conv_direct", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
+     NULL},
+    {"direct, tiled in shared memory", "conv_direct_tiled", 10, 10, 2.5, {0, -1}, 0,
+     "Stage the input patch under a tile of outputs (with its halo of R - 1 rows and S - 1 "
+     "columns) and the filters of a few output channels in shared memory, once per input "
+     "channel, and let each thread make several output channels from them.",
+     0, NULL},
+    {"im2col + GEMM", "conv_im2col_gemm", 10, 10, 1.5, {1, -1}, 0,
+     "Write the input windows as a (C R S) x (N P Q) matrix in d_work with coalesced stores, "
+     "then multiply the filter matrix (K x C R S) by it with your tiled GEMM from lab 4.",
+     0, NULL},
+    {"implicit GEMM", "conv_implicit_gemm", 10, 10, 1.25, {2, -1}, 0,
+     "Keep the GEMM of stage 2 but gather each element of the window matrix from the input "
+     "as the tiles are loaded: no im2col pass over memory. Work out (c, r, s) for a thread's "
+     "rows once per tile and step it, instead of dividing for every element.",
+     0, NULL},
+    {"NHWC, split-K", "conv_nhwc", 10, 10, 1.0, {3, -1}, 0,
+     "Transpose the input to NHWC in d_work so that a thread's rows (r, s, c) are "
+     "neighbouring channels (one 16-byte load); split the depth C R S over more blocks "
+     "with atomicAdd when the output alone gives too few blocks to fill the GPU.",
+     0.20, NULL},
+};
+#define N_STAGES ((int)(sizeof conv_stages / sizeof conv_stages[0]))
+#define BENCH_LAYER 4 /* 3 x 3, C = K = 128, 28 x 28, N = 32 */
+
+typedef struct host_data {
+    uint64_t seed;
+    int made;
+    float *x, *w;
+    double *exact, *scale;
+} host_data;
+
+static host_data cache[16];
+
+static conv_shape shape_of(int size)
+{
+    const conv_layer *l = &conv_layers[size].l;
+    conv_shape s = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
+    return s;
+}
+
+static size_t in_elems(const conv_layer *l)
+{
+    return (size_t)l->N * l->C * l->H * l->W;
+}
+
+static size_t filter_elems(const conv_layer *l)
+{
+    return (size_t)l->K * l->C * l->R * l->S;
+}
+
+static void host_data_free(host_data *h)
+{
+    free(h->x);
+    free(h->w);
+    free(h->exact);
+    free(h->scale);
+    memset(h, 0, sizeof *h);
+}
+
+static int host_data_make(host_data *h, int size, uint64_t seed)
+{
+    const conv_layer *l = &conv_layers[size].l;
+    size_t out = conv_out_elems(l);
+    h->seed = seed;
+    h->x = malloc(in_elems(l) * sizeof(float));
+    h->w = malloc(filter_elems(l) * sizeof(float));
+    h->exact = malloc(out * sizeof(double));
+    h->scale = malloc(out * sizeof(double));
+    if (!h->x || !h->w || !h->exact || !h->scale) {
+        host_data_free(h);
+        return -1;
+    }
+    rng r;
+    rng_seed(&r, rng_derive(seed, (uint64_t)size));
+    rng_fill_uniform(&r, h->x, in_elems(l), -1.0f, 1.0f);
+    rng_fill_uniform(&r, h->w, filter_elems(l), -1.0f, 1.0f);
+    conv_problem p = {*l, h->x, h->w};
+    if (conv_reference(&p, h->exact, h->scale) != 0) {
+        host_data_free(h);
+        return -1;
+    }
+    h->made = 1;
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    (void)variants;
+    if (size < 0 || size >= conv_n_layers)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed);
+}
+
+struct lab_ctx {
+    int size;
+    conv_shape shape;
+    host_data own;
+    const host_data *h;
+    gbuf x, w, y, work;
+    float *h_got;
+    void *ceiling;
+    int (*ceiling_run)(void *, const float *, const float *, float *, cudaStream_t);
+    void (*ceiling_destroy)(void *);
+};
+
+static void size_text(int size, char *buf, size_t n)
+{
+    const conv_layer *l = &conv_layers[size].l;
+    snprintf(buf, n, "%s (N %d, C %d, %d x %d, K %d, %d x %d, stride %d, pad %d)",
+             conv_layers[size].name, l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride,
+             l->pad);
+}
+
+/* TFLOP per call: a multiply and an add per output and (c, r, s). */
+static double work(int stage, int size)
+{
+    (void)stage;
+    const conv_layer *l = &conv_layers[size].l;
+    return 2.0 * (double)conv_out_elems(l) * l->C * l->R * l->S / 1e12;
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    gbuf_free(&c->x);
+    gbuf_free(&c->w);
+    gbuf_free(&c->y);
+    gbuf_free(&c->work);
+    host_data_free(&c->own);
+    if (c->h_got)
+        cudaFreeHost(c->h_got);
+    if (c->ceiling && c->ceiling_destroy)
+        c->ceiling_destroy(c->ceiling);
+    free(c);
+}
+
+static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variants,
+                 check_outcome *out)
+{
+    (void)stage, (void)variants;
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c)
+        return lab_no_memory(out, NULL);
+    c->size = size;
+    c->shape = shape_of(size);
+    const conv_layer *l = &conv_layers[size].l;
+    c->h = &cache[size];
+    if (!c->h->made || c->h->seed != seed) {
+        if (host_data_make(&c->own, size, seed) != 0)
+            return lab_no_memory(out, " for the layer's data");
+        c->h = &c->own;
+    }
+    size_t ny = conv_out_elems(l);
+    rng r;
+    rng_seed(&r, rng_derive(seed, 66));
+    cudaError_t err = gbuf_alloc(&c->x, in_elems(l) * 4, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->w, filter_elems(l) * 4, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->y, ny * 4, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->work, conv_work_bytes(c->shape), rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the layer's buffers");
+    if (lab_pinned((void **)&c->h_got, ny * 4, out) != 0)
+        return -1;
+    err = cudaMemcpy(c->x.d, c->h->x, in_elems(l) * 4, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaMemcpy(c->w.d, c->h->w, filter_elems(l) * 4, cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "upload the input and the filter");
+    static const char *const syms[] = {"ceiling_conv_create", "ceiling_conv",
+                                       "ceiling_conv_destroy"};
+    void *fns[3];
+    if (ceiling_load("lab6", syms, fns, 3, out->msg, sizeof out->msg) != 0) {
+        out->v = V_SETUP_ERROR;
+        return -1;
+    }
+    c->ceiling_run = (int (*)(void *, const float *, const float *, float *, cudaStream_t))fns[1];
+    c->ceiling_destroy = (void (*)(void *))fns[2];
+    int dims[9] = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
+    if (((int (*)(void **, const int *, const float *, const float *, float *))fns[0])(
+            &c->ceiling, dims, c->x.d, c->w.d, c->y.d) != 0) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "the grader could not set up its reference convolution (the ceiling)");
+        return -1;
+    }
+    return 0;
+}
+
+/* The output and the scratch space are NaN before every call. */
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    (void)variant;
+    cudaError_t err = gbuf_poison(&c->y, s);
+    if (err == cudaSuccess)
+        err = gbuf_poison(&c->work, s);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "poison the output");
+    return 0;
+}
+
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    (void)stage;
+    return (int)((conv_fn)fn)(c->shape, (const float *)c->x.d, (const float *)c->w.d,
+                              (float *)c->y.d, c->work.d, s);
+}
+
+static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
+{
+    (void)stage;
+    return c->ceiling_run(c->ceiling, (const float *)c->x.d, (const float *)c->w.d,
+                          (float *)c->y.d, s);
+}
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    (void)stage, (void)variant;
+    const conv_layer *l = &conv_layers[c->size].l;
+    size_t ny = conv_out_elems(l);
+    if (lab_guard_check(&c->y, "the output", ny, out) ||
+        lab_guard_check(&c->x, "the input", in_elems(l), out) ||
+        lab_guard_check(&c->w, "the filter", filter_elems(l), out) ||
+        lab_guard_check(&c->work, "d_work", conv_work_bytes(c->shape) / 4, out))
+        return -1;
+    if (full) { /* the input and the filter unchanged */
+        const gbuf *bufs[2] = {&c->x, &c->w};
+        const void *hosts[2] = {c->h->x, c->h->w};
+        size_t bytes[2] = {in_elems(l) * 4, filter_elems(l) * 4};
+        const char *names[2] = {"the input", "the filter"};
+        if (lab_inputs_unchanged(2, bufs, hosts, bytes, names,
+                                 "a stage may only read them (copies go in d_work)", out) != 0)
+            return -1;
+    }
+    cudaError_t err = cudaMemcpy(c->h_got, c->y.d, ny * 4, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "read the output back");
+    conv_problem p = {*l, c->h->x, c->h->w};
+    int v = conv_judge(&p, c->h->exact, c->h->scale, c->h_got, out->msg, sizeof out->msg);
+    if (v == V_PASS)
+        return 0;
+    out->v = (verdict)v;
+    return -1;
+}
+
+const lab_spec lab_conv = {
+    .number = 6,
+    .name = "conv",
+    .dir = "6-conv",
+    .available = 0, /* until the reference is tuned and the thresholds settled on a GPU */
+    .stages = conv_stages,
+    .n_stages = N_STAGES,
+    .n_sizes = 11,
+    .bench_size = BENCH_LAYER,
+    .check_variants = 1,
+    .unit = "TFLOP/s",
+    .ceiling_name = CEILING,
+    .forbidden_calls = policy_stream_stage_rules,
+    .reference_gpu = NULL,
+    .reference_throughput = NULL,
+    .floor_throughput = 0.01, /* TFLOP/s: the direct stage 0 on a slow GPU */
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .setup = setup,
+    .prepare = prepare,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};

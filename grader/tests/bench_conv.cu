@@ -1,0 +1,174 @@
+/* bench_conv.cu: lab 6's reference solution on every graded layer, each stage
+ * checked against the CPU reference and timed, next to cuDNN's fastest
+ * float32 algorithm (tensor-op math off) when cuDNN is installed, in one
+ * process. Effective TFLOP/s count 2 N K P Q C R S per call.
+ * make bench (GPU needed); build/bench_conv [reps] [first layer] [last layer]. */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#ifdef HAVE_CUDNN
+#include <cudnn.h>
+#endif
+
+extern "C" {
+#include "../../common/rng.h"
+#include "../labs/conv_lab.h"
+#include "../verdict.h"
+}
+#include "../../solutions/6-conv/conv.cu"
+
+static const struct {
+    const char *name;
+    conv_fn fn;
+} stages[] = {
+    {"0 direct (given)", conv_direct},  {"1 direct, tiled", conv_direct_tiled},
+    {"2 im2col + GEMM", conv_im2col_gemm}, {"3 implicit GEMM", conv_implicit_gemm},
+    {"4 NHWC, split-K", conv_nhwc},
+};
+
+/* Median-free but warm: the mean of reps calls after one untimed call. */
+template <class F> static float time_ms(F f, int reps)
+{
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    f();
+    cudaEventRecord(a);
+    for (int i = 0; i < reps; i++)
+        f();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return ms / reps;
+}
+
+#ifdef HAVE_CUDNN
+/* cuDNN's fastest FMA-math algorithm for this layer; its time in ms or -1. */
+static float cudnn_ms(cudnnHandle_t h, conv_shape l, const float *x, const float *w, float *y,
+                      int reps)
+{
+    int P = conv_p(l), Q = conv_q(l);
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnCreateTensorDescriptor(&xd);
+    cudnnCreateTensorDescriptor(&yd);
+    cudnnCreateFilterDescriptor(&wd);
+    cudnnCreateConvolutionDescriptor(&cd);
+    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, l.N, l.C, l.H, l.W);
+    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, l.N, l.K, P, Q);
+    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, l.K, l.C, l.R, l.S);
+    cudnnSetConvolution2dDescriptor(cd, l.pad, l.pad, l.stride, l.stride, 1, 1,
+                                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH);
+    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    int found = 0;
+    float ms = -1;
+    if (cudnnFindConvolutionForwardAlgorithm(h, xd, wd, cd, yd, 16, &found, perf) ==
+        CUDNN_STATUS_SUCCESS) {
+        for (int i = 0; i < found; i++) {
+            if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH)
+                continue;
+            void *ws = nullptr;
+            if (perf[i].memory && cudaMalloc(&ws, perf[i].memory) != cudaSuccess)
+                continue;
+            float one = 1, zero = 0;
+            cudnnConvolutionFwdAlgo_t algo = perf[i].algo;
+            size_t wsb = perf[i].memory;
+            ms = time_ms([&] { cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, algo, ws, wsb, &zero, yd, y); }, reps);
+            cudaFree(ws);
+            break;
+        }
+    }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+    return ms;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    int reps = argc > 1 ? atoi(argv[1]) : 10;
+    int first = argc > 2 ? atoi(argv[2]) : 0, last = argc > 3 ? atoi(argv[3]) : conv_n_layers - 1;
+    uint64_t seed = 0x5eed6;
+    printf("seed 0x%llx, %d timed calls per figure\n", (unsigned long long)seed, reps);
+#ifdef HAVE_CUDNN
+    cudnnHandle_t h;
+    cudnnCreate(&h);
+#endif
+    int failures = 0;
+    for (int li = first; li <= last && li < conv_n_layers; li++) {
+        const conv_layer cl = conv_layers[li].l;
+        conv_shape l = {cl.N, cl.C, cl.H, cl.W, cl.K, cl.R, cl.S, cl.stride, cl.pad};
+        size_t nx = (size_t)l.N * l.C * l.H * l.W, nw = (size_t)l.K * l.C * l.R * l.S;
+        size_t ny = conv_out_elems(&cl);
+        std::vector<float> hx(nx), hw(nw), got(ny);
+        std::vector<double> exact(ny), scale(ny);
+        rng r;
+        rng_seed(&r, seed + li);
+        rng_fill_uniform(&r, hx.data(), nx, -1.0f, 1.0f);
+        rng_fill_uniform(&r, hw.data(), nw, -1.0f, 1.0f);
+        conv_problem prob = {cl, hx.data(), hw.data()};
+        if (conv_reference(&prob, exact.data(), scale.data()) != 0) {
+            printf("out of host memory\n");
+            return 1;
+        }
+        float *x, *w, *y;
+        void *work;
+        cudaMalloc(&x, nx * 4);
+        cudaMalloc(&w, nw * 4);
+        cudaMalloc(&y, ny * 4);
+        cudaMalloc(&work, conv_work_bytes(l));
+        cudaMemcpy(x, hx.data(), nx * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(w, hw.data(), nw * 4, cudaMemcpyHostToDevice);
+        double tflop = 2.0 * ny * l.C * l.R * l.S / 1e12;
+        printf("\n%s (N %d, C %d, %dx%d, K %d, %dx%d, stride %d, pad %d): %.1f GFLOP\n",
+               conv_layers[li].name, l.N, l.C, l.H, l.W, l.K, l.R, l.S, l.stride, l.pad,
+               tflop * 1e3);
+        double ceiling = 0;
+#ifdef HAVE_CUDNN
+        float cm = cudnn_ms(h, l, x, w, y, reps);
+        if (cm > 0) {
+            ceiling = tflop / (cm * 1e-3);
+            printf("  cuDNN FP32 (fastest FMA algorithm)  %8.3f ms  %6.2f TFLOP/s\n", cm, ceiling);
+        }
+#endif
+        for (auto &st : stages) {
+            cudaMemset(y, 0xff, ny * 4);
+            lab_status ls = st.fn(l, x, w, y, work, 0);
+            cudaError_t err = cudaDeviceSynchronize();
+            if (ls != LAB_OK || err != cudaSuccess) {
+                printf("  %-36s status %d, %s\n", st.name, (int)ls, cudaGetErrorString(err));
+                failures++;
+                if (err != cudaSuccess)
+                    return 1;
+                continue;
+            }
+            cudaMemcpy(got.data(), y, ny * 4, cudaMemcpyDeviceToHost);
+            char msg[512] = "";
+            int v = conv_judge(&prob, exact.data(), scale.data(), got.data(), msg, sizeof msg);
+            float ms = time_ms([&] { st.fn(l, x, w, y, work, 0); }, reps);
+            double tf = tflop / (ms * 1e-3);
+            printf("  %-36s %8.3f ms  %6.2f TFLOP/s", st.name, ms, tf);
+            if (ceiling > 0)
+                printf("  %5.1f%% of cuDNN", 100 * tf / ceiling);
+            printf("  %s\n", v == V_PASS ? "correct" : msg);
+            failures += v != V_PASS;
+        }
+        cudaFree(x);
+        cudaFree(w);
+        cudaFree(y);
+        cudaFree(work);
+    }
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("\n%s, %d failures\n", cudaGetErrorString(e), failures);
+    return e != cudaSuccess || failures;
+}
