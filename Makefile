@@ -167,7 +167,7 @@ labs: $(LAB_LIBS) grade $(CEILING_LIBS)
 # Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
 build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	@mkdir -p build/adversarial
-	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
+	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS) $(WIP_LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
 build/adversarial/gemm_calls_cublas.so: ADVERSARIAL_LINK := -lcublas
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 

@@ -22,6 +22,7 @@ Suite *make_launch_trace_suite(void);
 Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
 int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
+int grade_unopened_count(void);     /* adversarial cases of labs not open yet: skipped */
 int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: skipped too */
 
 #include "../proc.h" /* run_command */
