@@ -2,6 +2,8 @@
  * checked against the CPU reference and timed, next to cuDNN's fastest
  * float32 algorithm (tensor-op math off) when cuDNN is installed, in one
  * process. Effective TFLOP/s count 2 N K P Q C R S per call.
+ * Two candidates for the reference (stepping instead of dividing in the
+ * gathers) are timed after the five stages, not yet measured on a GPU.
  * make bench (GPU needed); build/bench_conv [reps] [first layer] [last layer]. */
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +22,138 @@ extern "C" {
 }
 #include "../../solutions/6-conv/conv.cu"
 
+/* ---- Candidates for the reference, timed next to it ----------------------
+ * The sources of stages 3 and 4 divide to find (c, r, s) on every fetch.
+ * These keep the next row's (c, r, s) in the column object (which lives in
+ * registers) and step it by BK, dividing only when a fetch is not the one
+ * expected (the first of a block or of a split). Same kernel, same tiles. */
+
+struct nchw_stepping_source : nchw_source {
+    struct column {
+        const float *img;
+        int ih0, iw0;
+        mutable int next, c, r, s; /* the expected row and its (c, r, s) */
+    };
+    __device__ column at(int j) const
+    {
+        nchw_source::column b = nchw_source::at(j);
+        return {b.img, b.ih0, b.iw0, -1, 0, 0, 0};
+    }
+    __device__ void rows(const column &col, int row, int end, float v[4]) const
+    {
+        if (row != col.next) {
+            int rs = row % (l.R * l.S);
+            col.c = row / (l.R * l.S), col.r = rs / l.S, col.s = rs % l.S;
+        }
+        int c = col.c, r = col.r, s = col.s;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            int ih = col.ih0 + r, iw = col.iw0 + s;
+            v[i] = col.img && row + i < end && ih >= 0 && ih < l.H && iw >= 0 && iw < l.W
+                       ? col.img[((size_t)c * l.H + ih) * l.W + iw]
+                       : 0.0f;
+            if (++s == l.S) {
+                s = 0;
+                if (++r == l.R) {
+                    r = 0;
+                    c++;
+                }
+            }
+        }
+        for (int i = 4; i < BK; i++) /* on to row + BK, where this thread's next fetch starts */
+            if (++s == l.S) {
+                s = 0;
+                if (++r == l.R) {
+                    r = 0;
+                    c++;
+                }
+            }
+        col.next = row + BK, col.c = c, col.r = r, col.s = s;
+    }
+};
+
+struct nhwc_stepping_source : nhwc_source {
+    struct column {
+        const float *img;
+        int ih0, iw0;
+        mutable int next, r, s, c;
+    };
+    __device__ column at(int j) const
+    {
+        nhwc_source::column b = nhwc_source::at(j);
+        return {b.img, b.ih0, b.iw0, -1, 0, 0, 0};
+    }
+    __device__ void rows(const column &col, int row, int end, float v[4]) const
+    {
+        if (row != col.next) {
+            int rs = row / l.C;
+            col.c = row % l.C, col.r = rs / l.S, col.s = rs % l.S;
+        }
+        int r = col.r, s = col.s, c = col.c, ih = col.ih0 + r, iw = col.iw0 + s;
+        bool in = col.img && ih >= 0 && ih < l.H && iw >= 0 && iw < l.W;
+        if ((l.C & 3) == 0 && row + 3 < end) {
+            float4 f = in ? *reinterpret_cast<const float4 *>(col.img + ((size_t)ih * l.W + iw) * l.C + c)
+                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+        } else {
+            nhwc_source::column b = {col.img, col.ih0, col.iw0};
+            nhwc_source::rows(b, row, end, v);
+        }
+        c += BK; /* on to row + BK */
+        while (c >= l.C) {
+            c -= l.C;
+            if (++s == l.S) {
+                s = 0;
+                r++;
+            }
+        }
+        col.next = row + BK, col.c = c, col.r = r, col.s = s;
+    }
+};
+
+extern "C" lab_status implicit_stepping(conv_shape l, const float *d_in, const float *d_filter,
+                                        float *d_out, void *d_work, cudaStream_t stream)
+{
+    (void)d_work;
+    int P = conv_p(l), Q = conv_q(l);
+    nchw_stepping_source src;
+    static_cast<nchw_source &>(src) = nchw_source{d_in, l, P, Q, l.N * P * Q};
+    launch_gemm<nchw_stepping_source, false, false>(l, 1, l.C * l.R * l.S, d_filter, src, d_out,
+                                                    stream);
+    return LAB_OK;
+}
+
+/* Stage 4 with the stepping source; split as in the reference. */
+extern "C" lab_status nhwc_stepping(conv_shape l, const float *d_in, const float *d_filter,
+                                    float *d_out, void *d_work, cudaStream_t stream)
+{
+    int dev = 0, sms = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int P = conv_p(l), Q = conv_q(l), HW = l.H * l.W, RS = l.R * l.S, depth = l.C * RS;
+    float *x_nhwc = static_cast<float *>(d_work);
+    float *w_krsc = x_nhwc + (((size_t)l.N * l.C * HW + 63) & ~(size_t)63);
+    dim3 tb(TT, TR);
+    transpose_batched_kernel<<<dim3(blocks_for(HW, TT), blocks_for(l.C, TT), l.N), tb, 0, stream>>>(
+        d_in, x_nhwc, l.C, HW);
+    transpose_batched_kernel<<<dim3(blocks_for(RS, TT), blocks_for(l.C, TT), l.K), tb, 0, stream>>>(
+        d_filter, w_krsc, l.C, RS);
+    nhwc_stepping_source src;
+    static_cast<nhwc_source &>(src) = nhwc_source{x_nhwc, l, P, Q, l.N * P * Q};
+    long long blocks = (long long)blocks_for(src.ncol, BN) * blocks_for(l.K, BM);
+    int splits = blocks < 2LL * sms ? (int)((2LL * sms + blocks - 1) / blocks) : 1;
+    int per_split = (depth + splits - 1) / splits;
+    per_split = per_split < 8 * BK ? 8 * BK : (per_split + BK - 1) / BK * BK;
+    splits = (depth + per_split - 1) / per_split;
+    if (splits > 1) {
+        cudaMemsetAsync(d_out, 0, (size_t)l.N * l.K * P * Q * sizeof(float), stream);
+        launch_gemm<nhwc_stepping_source, true, true>(l, splits, per_split, w_krsc, src, d_out, stream);
+    } else {
+        launch_gemm<nhwc_stepping_source, true, false>(l, 1, depth, w_krsc, src, d_out, stream);
+    }
+    return LAB_OK;
+}
+
 static const struct {
     const char *name;
     conv_fn fn;
@@ -27,6 +161,8 @@ static const struct {
     {"0 direct (given)", conv_direct},  {"1 direct, tiled", conv_direct_tiled},
     {"2 im2col + GEMM", conv_im2col_gemm}, {"3 implicit GEMM", conv_implicit_gemm},
     {"4 NHWC, split-K", conv_nhwc},
+    {"3' implicit GEMM, stepping (candidate)", implicit_stepping},
+    {"4' NHWC, stepping (candidate)", nhwc_stepping},
 };
 
 /* Median-free but warm: the mean of reps calls after one untimed call. */
@@ -146,7 +282,7 @@ int main(int argc, char **argv)
             lab_status ls = st.fn(l, x, w, y, work, 0);
             cudaError_t err = cudaDeviceSynchronize();
             if (ls != LAB_OK || err != cudaSuccess) {
-                printf("  %-36s status %d, %s\n", st.name, (int)ls, cudaGetErrorString(err));
+                printf("  %-40s status %d, %s\n", st.name, (int)ls, cudaGetErrorString(err));
                 failures++;
                 if (err != cudaSuccess)
                     return 1;
@@ -157,7 +293,7 @@ int main(int argc, char **argv)
             int v = conv_judge(&prob, exact.data(), scale.data(), got.data(), msg, sizeof msg);
             float ms = time_ms([&] { st.fn(l, x, w, y, work, 0); }, reps);
             double tf = tflop / (ms * 1e-3);
-            printf("  %-36s %8.3f ms  %6.2f TFLOP/s", st.name, ms, tf);
+            printf("  %-40s %8.3f ms  %6.2f TFLOP/s", st.name, ms, tf);
             if (ceiling > 0)
                 printf("  %5.1f%% of cuDNN", 100 * tf / ceiling);
             printf("  %s\n", v == V_PASS ? "correct" : msg);
