@@ -140,7 +140,7 @@ $(addprefix lab,$(MISSING)):
 
 # Labs written but not yet open to students (their speeds are still to be
 # measured on a GPU): `make test` compiles them so they keep building.
-WIP_LABS := 6:6-conv:conv
+WIP_LABS := 5:5-streams:streams 6:6-conv:conv
 WIP_LIBS := $(foreach l,$(WIP_LABS),build/wip/lab$(call lab_num,$(l)).so build/wip/solutions/lab$(call lab_num,$(l)).so)
 define WIP_RULES
 build/wip/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
@@ -230,11 +230,16 @@ build/bench_shuffle: grader/tests/bench_shuffle.cu solutions/3-shuffle/shuffle.c
 build/bench_conv: grader/tests/bench_conv.cu solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/rng.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/6-conv $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H))) -o $@ $< $(filter %.o,$^) $(if $(CUDNN_H),-lcudnn) -lpthread
-bench: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_conv
+# Lab 5 (not open yet): every stage host to host, next to the measured bounds.
+build/bench_streams: grader/tests/bench_streams.cu solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^)
+bench: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_conv build/bench_streams
 	build/bench_transpose 8192 8192 30
 	build/bench_reduce 268435456 30
 	build/bench_shuffle 268435456 20
 	build/bench_conv 10
+	build/bench_streams 26 8 5
 endif
 
 # ---- tools -----------------------------------------------------------------------------
