@@ -48,7 +48,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/verdict.c \
-              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams_lab.c
+              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
@@ -97,7 +97,7 @@ grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
 # ---- the ceilings ------------------------------------------------------------------
 # The grader's reference operations (CUB, ...), one library per lab, loaded by
 # a grading child: the grader's own executable stays free of CUDA code.
-CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so build/ceilings/lab4.so build/ceilings/lab6.so
+CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so build/ceilings/lab4.so build/ceilings/lab5.so build/ceilings/lab6.so
 # Lab 6's ceiling is cuDNN where it is installed (with the CUDA Toolkit or in
 # /usr/include), else cuBLAS SGEMM at the layer's GEMM shape.
 CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
@@ -111,6 +111,9 @@ build/ceilings/lab3.so: grader/ceilings/shuffle.cu | check-nvcc
 build/ceilings/lab4.so: grader/ceilings/gemm.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< -lcublas
+build/ceilings/lab5.so: grader/ceilings/streams.cu | check-nvcc
+	@mkdir -p build/ceilings
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
 build/ceilings/lab6.so: grader/ceilings/conv.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< $(CUDNN_FLAGS)

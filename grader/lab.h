@@ -56,6 +56,10 @@ typedef struct lab_spec {
      * timed with, may run at on any supported GPU: it sizes each test's time
      * limit from the work the test does (runner_stage_timeout). */
     double floor_throughput;
+    /* 1: a call's time is the wall clock from start to return (lab 5, whose
+     * stages run on streams of their own and wait for them), not CUDA
+     * events on the grader's stream. */
+    int host_timed;
     /* Host side, no CUDA. */
     void (*size_text)(int size, char *buf, size_t n); /* "8192 x 8192" */
     double (*work)(int stage, int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */

@@ -17,6 +17,9 @@ typedef struct policy_rule {
  * only: no allocation, synchronisation, timing or streams of their own.
  * Ends with a {NULL} entry. */
 extern const policy_rule policy_stream_stage_rules[];
+/* Lab 5's: a stage's setup allocates device buffers and streams and its run
+ * waits for them; host memory, timing and L2 stay the grader's. */
+extern const policy_rule policy_host_stage_rules[];
 
 /* 0: the library may run. 1: REJECTED, the reason in why. -1: the library
  * could not be read (why says so). lab_rules may be NULL. */

@@ -52,5 +52,9 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */
 uint64_t runner_size_seed(uint64_t seed, int stage, int size);
+/* In a test's child: the lab library being graded (a dlopen handle), for a
+ * spec that looks up more functions of a stage than its symbol; NULL in the
+ * parent. */
+void *runner_library(void);
 
 #endif

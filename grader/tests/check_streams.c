@@ -1,6 +1,11 @@
-/* check_streams.c: lab 5's bound arithmetic and timeline rendering. */
+/* check_streams.c: lab 5's bound arithmetic and timeline rendering, its
+ * spec, and the three functions of every stage in the skeleton and the
+ * reference. */
+#include <stdio.h>
 #include <string.h>
 
+#include "../elfsym.h"
+#include "../lab.h"
 #include "../labs/streams_lab.h"
 #include "tests.h"
 
@@ -63,6 +68,50 @@ START_TEST(timeline_text)
 }
 END_TEST
 
+extern const lab_spec lab_streams;
+
+/* Timed host to host, n = 2^26 timed (768 MiB through PCIe per call), the
+ * stages named by their run functions, zero-copy compared with the stage it
+ * should match, the heavy overlap with the heavy serial stage. */
+START_TEST(spec_is_host_timed)
+{
+    const lab_spec *l = &lab_streams;
+    ck_assert_int_eq(l->host_timed, 1);
+    ck_assert_int_eq(l->available, 0); /* until run on a GPU */
+    ck_assert_int_eq(l->n_stages, 6);
+    ck_assert_double_eq_tol(l->work(1, l->bench_size), 12.0 * 67108864 / 1e9, 1e-12);
+    ck_assert_int_eq(l->stages[3].base[0], 2);
+    ck_assert_int_eq(l->stages[5].base[0], 4);
+    ck_assert(l->stages[0].given && l->stages[4].given);
+    ck_assert(l->stages[1].min_ceiling > 0 && l->stages[1].base[0] < 0);
+    for (int s = 0; s < l->n_stages; s++) {
+        size_t len = strlen(l->stages[s].symbol);
+        ck_assert(len > 4 && strcmp(l->stages[s].symbol + len - 4, "_run") == 0);
+    }
+    char text[64];
+    l->size_text(0, text, sizeof text);
+    ck_assert_str_eq(text, "n = 1, 5 chunks"); /* more chunks than elements */
+}
+END_TEST
+
+/* Both libraries that make test builds define <stage>_setup, _run and
+ * _teardown for every stage. */
+START_TEST(every_stage_is_three_functions)
+{
+    const char *libs[] = {"build/wip/lab5.so", "build/wip/solutions/lab5.so"};
+    const char *suffix[] = {"_setup", "_run", "_teardown"};
+    for (int i = 0; i < 2; i++)
+        for (int s = 0; s < lab_streams.n_stages; s++)
+            for (int f = 0; f < 3; f++) {
+                const char *run = lab_streams.stages[s].symbol;
+                char name[96], err[256] = "";
+                snprintf(name, sizeof name, "%.*s%s", (int)(strlen(run) - 4), run, suffix[f]);
+                ck_assert_msg(elf_defines_function(libs[i], name, err, sizeof err) == 1,
+                              "%s: no %s %s", libs[i], name, err);
+            }
+}
+END_TEST
+
 Suite *make_streams_suite(void)
 {
     Suite *s = suite_create("streams");
@@ -70,6 +119,8 @@ Suite *make_streams_suite(void)
     tcase_add_test(tc, hidden_copy_time);
     tcase_add_test(tc, overlap_bound);
     tcase_add_test(tc, timeline_text);
+    tcase_add_test(tc, spec_is_host_timed);
+    tcase_add_test(tc, every_stage_is_three_functions);
     suite_add_tcase(s, tc);
     return s;
 }

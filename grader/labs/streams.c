@@ -1,0 +1,499 @@
+/* grader/labs/streams.c: lab 5's specification — host-to-host SAXPY and a
+ * heavy polynomial (labs/5-streams/streams.h).
+ *
+ * Unlike the other labs, a stage here is three functions (<name>_setup,
+ * <name>_run, <name>_teardown; the table's symbol is the run) and is timed
+ * by the wall clock from the call of run to its return (host_timed). The
+ * spec's setup allocates the host buffers in the kind each stage of the test
+ * needs (the stage and the stages it is compared with), calls their setups
+ * (untimed), and picks the heavy job's degree so that its kernel takes about
+ * as long as the copies on this machine. Two input sets alternate, so a
+ * stage that caches its result is caught.
+ *
+ * Not yet available to students: the reference, the ceiling and this spec
+ * have still to be run on a GPU together (available = 0). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/rng.h"
+#include "../../labs/5-streams/streams.h"
+#include "../ceiling.h"
+#include "../lab.h"
+#include "../policy.h"
+#include "../runner.h"
+#include "lab_util.h"
+
+#define CEILING "everything overlapped (the grader's own three lanes)"
+
+enum host_kind { PAGEABLE, PINNED, MAPPED, KINDS };
+static const char *const kind_name[KINDS] = {"pageable", "pinned", "mapped pinned"};
+
+static const lab_stage streams_stages[] = {
+    {"pageable, synchronous copies (given)", "pageable_run", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
+     NULL},
+    {"pinned memory, one stream", "pinned_run", 10, 10, 0.0, {-1, -1}, 0,
+     "Queue the copies in with cudaMemcpyAsync, the kernel and the copy out on one stream made "
+     "in setup, and wait for that stream once at the end; the buffers you get are pinned, so "
+     "the copies run at the full PCIe rate.",
+     0.50, NULL},
+    {"chunks over streams", "overlap_run", 10, 10, 1.2, {1, -1}, 0,
+     "Cut n into job->chunks pieces and give each piece's copy in, kernel and copy out to one "
+     "of a few streams, round-robin, without waiting in between: the copies in of one chunk "
+     "then run while another chunk's copy out does. Wait for all streams only at the end.",
+     0, NULL},
+    {"zero-copy (mapped memory)", "zero_copy_run", 10, 10, 0.85, {2, -1}, 0,
+     "Get the device's view of x, y and out with cudaHostGetDevicePointer in setup and run "
+     "the kernel on them directly, with a grid large enough to keep many coalesced accesses "
+     "in flight across PCIe.",
+     0, NULL},
+    {"heavy kernel, one stream (given)", "heavy_serial_run", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
+     NULL},
+    {"heavy kernel over streams", "heavy_overlap_run", 10, 10, 1.3, {4, -1}, 0,
+     "Run your stage 2 on the heavy job; with a kernel as long as the copies, chunks over "
+     "streams should approach the longest lane instead of the sum. Try 8 to 16 chunks.",
+     0, NULL},
+};
+#define N_STAGES ((int)(sizeof streams_stages / sizeof streams_stages[0]))
+static const int stage_kind[N_STAGES] = {PAGEABLE, PINNED, PINNED, MAPPED, PINNED, PINNED};
+static const int stage_heavy[N_STAGES] = {0, 0, 0, 0, 1, 1};
+
+/* n, and the chunk count the stages get (not a divisor of n, or more than n). */
+static const size_t sizes_n[] = {1, 1000, ((size_t)1 << 20) + 7, (size_t)1 << 26};
+static const int sizes_chunks[] = {5, 3, 7, 8};
+#define N_SIZES ((int)(sizeof sizes_n / sizeof sizes_n[0]))
+#define BENCH_SIZE (N_SIZES - 1)
+#define A 2.5f
+
+static float c_saxpy[2] = {0.0f, 1.0f};
+static float c_heavy[STREAMS_MAX_DEGREE + 1];
+
+static void make_coefficients(void)
+{
+    for (int k = 0; k <= STREAMS_MAX_DEGREE; k++) /* 1, -1/2, 1/3, ...: |poly| stays small */
+        c_heavy[k] = (k % 2 ? -1.0f : 1.0f) / (float)(k + 1);
+}
+
+/* Two input sets for x, one for y, per size; made in the parent. */
+typedef struct host_data {
+    uint64_t seed;
+    int made;
+    float *x[2], *y;
+} host_data;
+
+static host_data cache[N_SIZES];
+
+static void host_data_free(host_data *h)
+{
+    free(h->x[0]);
+    free(h->x[1]);
+    free(h->y);
+    memset(h, 0, sizeof *h);
+}
+
+static int host_data_make(host_data *h, int size, uint64_t seed)
+{
+    size_t n = sizes_n[size];
+    h->seed = seed;
+    h->x[0] = malloc(n * sizeof(float));
+    h->x[1] = malloc(n * sizeof(float));
+    h->y = malloc(n * sizeof(float));
+    if (!h->x[0] || !h->x[1] || !h->y) {
+        host_data_free(h);
+        return -1;
+    }
+    rng r;
+    rng_seed(&r, rng_derive(seed, (uint64_t)size));
+    rng_fill_uniform(&r, h->x[0], n, -1.0f, 1.0f);
+    rng_fill_uniform(&r, h->x[1], n, -1.0f, 1.0f);
+    rng_fill_uniform(&r, h->y, n, -1.0f, 1.0f);
+    h->made = 1;
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    (void)variants;
+    if (size < 0 || size >= N_SIZES)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed);
+}
+
+struct lab_ctx {
+    int size, chunks, heavy, degree;
+    size_t n;
+    host_data own;
+    const host_data *h;
+    float *x[KINDS], *y[KINDS], *out[KINDS]; /* the kinds this test needs */
+    int need[KINDS];
+    streams_job job[N_STAGES];
+    void *state[N_STAGES];
+    streams_teardown_fn teardown[N_STAGES];
+    int set_up[N_STAGES];
+    /* The heavy job's checked outputs: indices, and per input set the exact
+     * value and the scale of its rounding error. */
+    size_t *idx, n_idx;
+    double *exact[2], *scale[2];
+    void *ceiling;
+    int (*ceiling_run)(void *);
+    void (*ceiling_destroy)(void *);
+};
+
+static void size_text(int size, char *buf, size_t n)
+{
+    snprintf(buf, n, "n = %zu, %d chunks", sizes_n[size], sizes_chunks[size]);
+}
+
+/* GB per call: x and y in, out back. */
+static double work(int stage, int size)
+{
+    (void)stage;
+    return 12.0 * (double)sizes_n[size] / 1e9;
+}
+
+static float *host_alloc(size_t n, int kind)
+{
+    if (kind == PAGEABLE)
+        return malloc(n * sizeof(float));
+    void *p = NULL;
+    return cudaHostAlloc(&p, n * sizeof(float),
+                         kind == MAPPED ? cudaHostAllocMapped : cudaHostAllocDefault) == cudaSuccess
+               ? p
+               : NULL;
+}
+
+static void host_free(float *p, int kind)
+{
+    if (!p)
+        return;
+    if (kind == PAGEABLE)
+        free(p);
+    else
+        cudaFreeHost(p);
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    for (int s = 0; s < N_STAGES; s++)
+        if (c->set_up[s] && c->teardown[s])
+            c->teardown[s](c->state[s]);
+    cudaDeviceSynchronize();
+    for (int k = 0; k < KINDS; k++) {
+        host_free(c->x[k], k);
+        host_free(c->y[k], k);
+        host_free(c->out[k], k);
+    }
+    if (c->ceiling && c->ceiling_destroy)
+        c->ceiling_destroy(c->ceiling);
+    free(c->idx);
+    for (int v = 0; v < 2; v++) {
+        free(c->exact[v]);
+        free(c->scale[v]);
+    }
+    host_data_free(&c->own);
+    free(c);
+}
+
+/* The heavy job's checked indices: every 613th, both ends, and 64 on each
+ * side of every chunk boundary; with the exact values of both input sets. */
+static int heavy_reference(lab_ctx *c)
+{
+    size_t n = c->n, per = (n + c->chunks - 1) / c->chunks, cap = n / 613 + 8192 + 128 * (c->chunks + 1);
+    c->idx = malloc(cap * sizeof(size_t));
+    for (int v = 0; v < 2; v++) {
+        c->exact[v] = malloc(cap * sizeof(double));
+        c->scale[v] = malloc(cap * sizeof(double));
+        if (!c->exact[v] || !c->scale[v])
+            return -1;
+    }
+    if (!c->idx)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i += 613)
+        c->idx[m++] = i;
+    for (size_t i = 0; i < 4096 && i < n; i++) {
+        c->idx[m++] = i;
+        c->idx[m++] = n - 1 - i;
+    }
+    for (int k = 1; k < c->chunks; k++)
+        for (size_t d = 0; d < 128; d++) {
+            size_t i = (size_t)k * per + d;
+            if (i >= 64 && i - 64 < n)
+                c->idx[m++] = i - 64;
+        }
+    c->n_idx = m;
+    for (int v = 0; v < 2; v++)
+        for (size_t j = 0; j < m; j++) {
+            size_t i = c->idx[j];
+            double x = c->h->x[v][i], p = c_heavy[c->degree], s = fabs(p);
+            for (int k = c->degree - 1; k >= 0; k--) {
+                p = p * x + c_heavy[k];
+                s = s * fabs(x) + fabs(c_heavy[k]);
+            }
+            c->exact[v][j] = A * p + c->h->y[i];
+            c->scale[v][j] = fabs(A) * s + fabs(c->h->y[i]);
+        }
+    return 0;
+}
+
+/* Finds stage s's setup and teardown next to its run, and calls the setup.
+ * LAB_OK, or the failure with out filled. */
+static int stage_setup(lab_ctx *c, int s, check_outcome *out)
+{
+    void *lib = runner_library();
+    const char *run = streams_stages[s].symbol;
+    int len = (int)(strlen(run) - strlen("_run"));
+    char name[96];
+    snprintf(name, sizeof name, "%.*s_setup", len, run);
+    streams_setup_fn set = lib ? (streams_setup_fn)dlsym(lib, name) : NULL;
+    snprintf(name, sizeof name, "%.*s_teardown", len, run);
+    c->teardown[s] = lib ? (streams_teardown_fn)dlsym(lib, name) : NULL;
+    if (!set || !c->teardown[s]) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "the lab library has no %.*s_setup() or %.*s_teardown() (stage %d): every "
+                 "stage of lab 5 is three functions",
+                 len, run, len, run, s);
+        return LAB_ERROR;
+    }
+    lab_status st = set(&c->job[s], &c->state[s]);
+    c->set_up[s] = st == LAB_OK;
+    if (st == LAB_TODO && streams_stages[s].given) {
+        out->v = V_TODO;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) runs your stage 1 on the heavy job, and %.*s_setup() returned "
+                 "LAB_TODO: write stage 1 first.",
+                 s, streams_stages[s].title, len, run);
+    } else if (st == LAB_TODO) {
+        out->v = V_TODO;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s): not implemented yet. %.*s_setup() returned LAB_TODO; write the "
+                 "TODO(lab5.s%d) parts in labs/5-streams/streams.cu.",
+                 s, streams_stages[s].title, len, run, s);
+    } else if (st != LAB_OK) {
+        cudaError_t err = cudaGetLastError();
+        out->v = V_STAGE_ERROR;
+        snprintf(out->msg, sizeof out->msg, "%.*s_setup() returned %s for n = %zu%s%s", len, run,
+                 st == LAB_ERROR ? "LAB_ERROR" : "an unknown status", c->n,
+                 err != cudaSuccess ? "; the last CUDA error: " : "",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "");
+    }
+    return st;
+}
+
+static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variants,
+                 check_outcome *out)
+{
+    (void)variants;
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c)
+        return lab_no_memory(out, NULL);
+    if (c_heavy[0] == 0.0f)
+        make_coefficients();
+    c->size = size;
+    c->n = sizes_n[size];
+    c->chunks = sizes_chunks[size];
+    c->heavy = stage_heavy[stage];
+    c->h = &cache[size];
+    if (!c->h->made || c->h->seed != seed) {
+        if (host_data_make(&c->own, size, seed) != 0)
+            return lab_no_memory(out, " for the inputs");
+        c->h = &c->own;
+    }
+    /* The stages of this test: the stage and the ones it is compared with. */
+    int stages[1 + LAB_MAX_BASES], n_stages = 0;
+    stages[n_stages++] = stage;
+    for (int b = 0; b < LAB_MAX_BASES; b++)
+        if (streams_stages[stage].base[b] >= 0)
+            stages[n_stages++] = streams_stages[stage].base[b];
+    for (int i = 0; i < n_stages; i++)
+        c->need[stage_kind[stages[i]]] = 1;
+    size_t bytes = c->n * sizeof(float);
+    for (int k = 0; k < KINDS; k++) {
+        if (!c->need[k])
+            continue;
+        c->x[k] = host_alloc(c->n, k);
+        c->y[k] = host_alloc(c->n, k);
+        c->out[k] = host_alloc(c->n, k);
+        if (!c->x[k] || !c->y[k] || !c->out[k]) {
+            out->v = V_SETUP_ERROR;
+            snprintf(out->msg, sizeof out->msg,
+                     "the grader could not allocate 3 x %zu MiB of %s host memory: this machine "
+                     "is short of host memory (pinned memory is limited by the system)",
+                     bytes >> 20, kind_name[k]);
+            return -1;
+        }
+        memcpy(c->x[k], c->h->x[0], bytes);
+        memcpy(c->y[k], c->h->y, bytes);
+    }
+
+    static const char *const syms[] = {"ceiling_streams_create", "ceiling_streams",
+                                       "ceiling_streams_destroy", "ceiling_streams_set_degree",
+                                       "ceiling_streams_time"};
+    void *fns[5];
+    if (ceiling_load("lab5", syms, fns, 5, out->msg, sizeof out->msg) != 0) {
+        out->v = V_SETUP_ERROR;
+        return -1;
+    }
+    c->ceiling_run = (int (*)(void *))fns[1];
+    c->ceiling_destroy = (void (*)(void *))fns[2];
+    if (((int (*)(void **, size_t, float, const float *))fns[0])(&c->ceiling, c->n, A, c_heavy) != 0) {
+        c->ceiling = NULL;
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "the grader could not set up its own overlapped run (the ceiling) for %zu "
+                 "elements",
+                 c->n);
+        return -1;
+    }
+    c->degree = 1;
+    if (c->heavy) { /* a degree whose kernel takes about as long as the copies, in steps of 64 */
+        double (*time_of)(void *, int, int, int) = (double (*)(void *, int, int, int))fns[4];
+        double copies = time_of(c->ceiling, 0, 0, 3), k256 = time_of(c->ceiling, 1, 256, 3);
+        int d = k256 > 0 ? (int)(256.0 * copies / k256 / 64.0 + 0.5) * 64 : 256;
+        c->degree = d < 64 ? 64 : d > STREAMS_MAX_DEGREE ? STREAMS_MAX_DEGREE : d;
+        if (heavy_reference(c) != 0)
+            return lab_no_memory(out, " for the reference values");
+    }
+    ((void (*)(void *, int))fns[3])(c->ceiling, c->degree);
+
+    /* The stage's own setup, untimed; the stages it is compared with are set
+     * up on their first call, a warm-up call of the timing loop (so a
+     * correctness test never depends on them). */
+    for (int i = 0; i < n_stages; i++) {
+        int t = stages[i], k = stage_kind[t];
+        c->job[t] = (streams_job){c->n,      A,       c->heavy ? c->degree : 1,
+                                  c->heavy ? c_heavy : c_saxpy,
+                                  c->chunks, c->x[k], c->y[k], c->out[k]};
+    }
+    return stage_setup(c, stage, out) == LAB_OK ? 0 : -1;
+}
+
+/* Input set `variant` into every kind in use, and out poisoned with NaN. */
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    (void)s, (void)out;
+    for (int k = 0; k < KINDS; k++)
+        if (c->need[k]) {
+            memcpy(c->x[k], c->h->x[variant], c->n * sizeof(float));
+            memset(c->out[k], 0xff, c->n * sizeof(float));
+        }
+    return 0;
+}
+
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    (void)s;
+    if (!c->set_up[stage]) { /* a stage compared with, on its first (warm-up) call */
+        check_outcome ignored;
+        int st = stage_setup(c, stage, &ignored);
+        if (st != LAB_OK)
+            return st;
+    }
+    return (int)((streams_run_fn)fn)(&c->job[stage], c->state[stage]);
+}
+
+static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
+{
+    (void)stage, (void)s;
+    return c->ceiling_run(c->ceiling);
+}
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    int k = stage_kind[stage];
+    const float *got = c->out[k], *x = c->h->x[variant], *y = c->h->y;
+    size_t n = c->n, per = (n + c->chunks - 1) / c->chunks;
+    if (full && (memcmp(c->x[k], x, n * sizeof(float)) || memcmp(c->y[k], y, n * sizeof(float)))) {
+        out->v = V_INPUT_MODIFIED;
+        snprintf(out->msg, sizeof out->msg, "x or y was changed: a stage may only read them");
+        return -1;
+    }
+    size_t unwritten = 0, nans = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        if (bits == 0xffffffffu || isnan(got[i]) || isinf(got[i])) {
+            unwritten += bits == 0xffffffffu;
+            nans += bits != 0xffffffffu;
+            if (first == n)
+                first = i;
+        }
+    }
+    if (unwritten || nans) {
+        out->v = unwritten ? V_NOT_WRITTEN : V_NAN;
+        snprintf(out->msg, sizeof out->msg,
+                 "%zu of %zu outputs were %s, the first out[%zu] (in chunk %zu of %d). Did run "
+                 "wait for every stream before returning, and does every chunk, the last and "
+                 "shorter one too, copy its results back?",
+                 unwritten + nans, n, unwritten ? "never written" : "NaN or infinite", first,
+                 first / per, c->chunks);
+        return -1;
+    }
+    const double u = ldexp(1.0, -24);
+    size_t wrong = 0, bad = n;
+    double want = 0;
+    if (!c->heavy) { /* every output */
+        for (size_t i = 0; i < n; i++) {
+            double e = (double)A * x[i] + y[i];
+            if (!(fabs(got[i] - e) <= 4 * u * (fabs((double)A * x[i]) + fabs(y[i])) + 1e-30)) {
+                if (!wrong++)
+                    bad = i, want = e;
+            }
+        }
+    } else { /* the sampled ones, against the reference made in setup */
+        for (size_t j = 0; j < c->n_idx; j++) {
+            size_t i = c->idx[j];
+            double tol = (2.0 * c->degree + 8) * u * c->scale[variant][j];
+            if (!(fabs(got[i] - c->exact[variant][j]) <= tol) && !wrong++)
+                bad = i, want = c->exact[variant][j];
+        }
+    }
+    if (!wrong)
+        return 0;
+    out->v = V_WRONG;
+    snprintf(out->msg, sizeof out->msg,
+             "%zu %soutputs are wrong; the first is out[%zu] = %.7g, expected %.7g (chunk %zu of "
+             "%d, %zu from its start).%s",
+             wrong, c->heavy ? "checked " : "", bad, got[bad], want, bad / per, c->chunks,
+             bad % per,
+             bad % per == 0 || bad % per == per - 1
+                 ? " It is at a chunk's edge: check each chunk's offset and length."
+                 : "");
+    return -1;
+}
+
+const lab_spec lab_streams = {
+    .number = 5,
+    .name = "streams",
+    .dir = "5-streams",
+    .available = 0, /* until the reference, the ceiling and this spec have run on a GPU */
+    .stages = streams_stages,
+    .n_stages = N_STAGES,
+    .n_sizes = N_SIZES,
+    .bench_size = BENCH_SIZE,
+    .check_variants = 2,
+    .unit = "GB/s",
+    .ceiling_name = CEILING,
+    .forbidden_calls = policy_host_stage_rules,
+    .reference_gpu = NULL,
+    .reference_throughput = NULL,
+    .floor_throughput = 0.5, /* GB/s: pageable copies on a slow host */
+    .host_timed = 1,
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .setup = setup,
+    .prepare = prepare,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};
