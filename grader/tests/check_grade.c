@@ -140,6 +140,26 @@ START_TEST(not_a_library)
 }
 END_TEST
 
+/* Labs not open yet: refused, unless a course developer asks with
+ * CUDA_LABS_WIP=1; then their libraries come from build/wip/ and pass the
+ * symbol check (on any machine: the GPU is hidden, so nothing runs). */
+START_TEST(unopened_labs_for_developers)
+{
+    const char *plain[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    const char *wip[] = {"CUDA_VISIBLE_DEVICES=-1", "CUDA_LABS_WIP=1", NULL};
+    ck_assert_int_eq(grade(plain, "lab5", "--solutions", NULL), 2);
+    HAS("lab 5 (streams) is not available yet");
+    for (int lab = 5; lab <= 6; lab++)
+        for (int solutions = 0; solutions < 2; solutions++) {
+            const char *name = lab == 5 ? "lab5" : "lab6";
+            int rc = solutions ? grade(wip, name, "--solutions", NULL) : grade(wip, name, NULL);
+            ck_assert_msg(rc == 77, "%s%s exited %d:\n%s", name, solutions ? " --solutions" : "",
+                          rc, out);
+            HAS("no usable CUDA GPU");
+        }
+}
+END_TEST
+
 START_TEST(no_gpu_exits_77)
 {
     /* An invalid device index hides every GPU, so this holds on any machine. */
@@ -575,6 +595,7 @@ Suite *make_grade_suite(void)
     tcase_add_test(tc, config_file);
     tcase_add_test(tc, from_recorded_results);
     tcase_add_test(tc, no_gpu_exits_77);
+    tcase_add_test(tc, unopened_labs_for_developers);
     tcase_add_test(tc, nothing_built_yet);
     tcase_add_test(tc, student_copy);
     tcase_add_test(tc, batch_survives_bad_submissions);
