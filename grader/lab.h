@@ -27,6 +27,15 @@ typedef struct lab_stage {
     const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
 } lab_stage;
 
+/* The machine instructions that show a stage's technique (the technique
+ * check reads the SASS of the kernels the stage launched). */
+typedef struct lab_technique {
+    int stage;           /* -1 ends a list */
+    const char *pattern; /* SASS opcodes: alternatives split by '|', each an opcode with the
+                            modifiers it must carry, "LDG.128|STG.128" */
+    const char *text;    /* "128-bit global loads or stores (LDG.E.128, STG.E.128)" */
+} lab_technique;
+
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
 
 /* What one check of a stage's output found. */
@@ -60,6 +69,8 @@ typedef struct lab_spec {
      * stages run on streams of their own and wait for them), not CUDA
      * events on the grader's stream. */
     int host_timed;
+    /* Techniques to look for in each stage's machine code; NULL: none. */
+    const lab_technique *techniques;
     /* Host side, no CUDA. */
     void (*size_text)(int size, char *buf, size_t n); /* "8192 x 8192" */
     double (*work)(int stage, int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */

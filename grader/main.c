@@ -29,6 +29,7 @@
 #include "policy.h"
 #include "probe.h"
 #include "sanitize.h"
+#include "sass.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -90,6 +91,25 @@ static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec
 {
     snprintf(buf, n, "%s/build/%s%slab%d.so", root, spec->available ? "" : "wip/",
              solutions ? "solutions/" : "", spec->number);
+}
+
+#ifndef CUDA_LABS_CUDA_HOME
+#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
+#endif
+
+/* Did each stage use its technique? Read from the library's machine code
+ * when the CUDA Toolkit's cuobjdump is there; silent otherwise (the check
+ * only adds hints). */
+static void technique_check(const lab_spec *spec, const lab_results *res, const char *lib)
+{
+    if (!spec->techniques)
+        return;
+    sass_code code;
+    char err[256];
+    if (sass_read_library(CUDA_LABS_CUDA_HOME, lib, &code, err, sizeof err) != 0)
+        return;
+    sass_report(stdout, spec, res, &code);
+    sass_free(&code);
 }
 
 /* Each lab's spec with the instructor's config applied (or the built-in one). */
@@ -687,6 +707,7 @@ static int grade_main(int argc, char **argv)
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
         report_table(stdout, specs[i], &res[i]);
         report_failures(stdout, specs[i], &res[i], o.seed, o.solutions, o.lib);
+        technique_check(specs[i], &res[i], libs[i]);
         int got, max;
         report_score(specs[i], &res[i], &got, &max);
         got_all += got;

@@ -32,6 +32,9 @@ typedef struct test_record {
     int base;            /* stage the speedup is measured over, -1 = none */
     double base_ms, speedup, min_speedup;
     double min_ceiling; /* fraction of the ceiling the stage must reach; 0 = none */
+    /* Correctness tests: the kernels the stage launched, comma-separated
+     * mangled names (the launch trace), for the technique check. */
+    char kernels[240];
 } test_record;
 
 typedef struct lab_results {

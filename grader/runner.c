@@ -233,6 +233,24 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
         cr->event_ms = ms;
 }
 
+/* Adds the kernels the last call launched to the record's list. */
+static void note_kernels(test_record *rec)
+{
+    char names[sizeof rec->kernels];
+    launch_trace_kernels(names, sizeof names);
+    results_open();
+    for (char *name = strtok(names, ","); name; name = strtok(NULL, ",")) {
+        size_t len = strlen(name), have = strlen(rec->kernels);
+        int known = 0;
+        for (const char *p = rec->kernels; (p = strstr(p, name)) && !known; p += len)
+            known = (p == rec->kernels || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
+        if (!known && have + len + 2 <= sizeof rec->kernels)
+            snprintf(rec->kernels + have, sizeof rec->kernels - have, "%s%s", have ? "," : "",
+                     name);
+    }
+    results_close();
+}
+
 /* Turns a call's status and CUDA errors into an outcome; 0 when all is well. */
 static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
                         const call_result *cr, const char *size, check_outcome *out)
@@ -440,6 +458,7 @@ static void correctness_body(grade_run *run, int stage)
             timed_call(run, &env, ctx, stage, stage, fn, &cr);
             if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
                 finish_outcome(rec, &out); /* the message names the size already */
+            note_kernels(rec);
             rec_progress(rec, size, PHASE_CHECK);
             if (spec->check(ctx, stage, v, 1, &out) != 0)
                 finish(rec, out.v, "at %s: %s", sz, out.msg);

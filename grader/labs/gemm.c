@@ -305,6 +305,15 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* What the technique check looks for in each stage's machine code. */
+static const lab_technique gemm_techniques[] = {
+    {2, "LDS", "shared-memory loads (LDS)"},
+    {5, "LDS.128", "16-byte shared-memory loads (LDS.128)"},
+    {5, "LDG.128", "16-byte global loads (LDG.E.128)"},
+    {8, "HMMA", "tensor-core instructions (HMMA)"},
+    {-1, NULL, NULL},
+};
+
 const lab_spec lab_gemm = {
     .number = 4,
     .name = "gemm",
@@ -321,6 +330,7 @@ const lab_spec lab_gemm = {
     .reference_gpu = NULL,
     .reference_throughput = NULL,
     .floor_throughput = 0.05, /* TFLOP/s: the naive stage 0 at 4096^3, on a slow GPU */
+    .techniques = gemm_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

@@ -392,6 +392,14 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
 /* The reference solution on an H200, GB/s (handouts/2-reduce.md). */
 static const double h200_reference[] = {38, 416, 679, 877, 1624, 2140, 2243, 4249};
 
+/* What the technique check looks for in each stage's machine code. */
+static const lab_technique reduce_techniques[] = {
+    {1, "LDS", "shared-memory loads (LDS)"},
+    {3, "LDS", "shared-memory loads (LDS)"},
+    {7, "LDG.128", "16-byte global loads (LDG.E.128)"},
+    {-1, NULL, NULL},
+};
+
 const lab_spec lab_reduce = {
     .number = 2,
     .name = "reduce",
@@ -408,6 +416,7 @@ const lab_spec lab_reduce = {
     .reference_gpu = "NVIDIA H200",
     .reference_throughput = h200_reference,
     .floor_throughput = 4, /* GB/s: the one-block stage 0 runs at 38 on an H200 */
+    .techniques = reduce_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

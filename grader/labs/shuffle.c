@@ -534,6 +534,17 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
 /* The reference solution on an H200, GB/s (handouts/3-shuffle.md). */
 static const double h200_reference[N_STAGES] = {7, 2308, 4253, 2774, 3941, 2049, 2952, 1422};
 
+/* What the technique check looks for in each stage's machine code. */
+static const lab_technique shuffle_techniques[] = {
+    {2, "SHFL", "warp shuffles (SHFL)"},
+    {3, "SHFL.UP", "upward warp shuffles (SHFL.UP)"},
+    {4, "SHFL", "warp shuffles (SHFL)"},
+    {6, "SHFL", "warp shuffles (SHFL)"},
+    {7, "VOTE", "warp ballots (VOTE)"},
+    {7, "POPC", "population counts (POPC)"},
+    {-1, NULL, NULL},
+};
+
 const lab_spec lab_shuffle = {
     .number = 3,
     .name = "shuffle",
@@ -550,6 +561,7 @@ const lab_spec lab_shuffle = {
     .reference_gpu = "NVIDIA H200",
     .reference_throughput = h200_reference,
     .floor_throughput = 1, /* GB/s: the one-block scan of stage 0 runs at 7 on an H200 */
+    .techniques = shuffle_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

@@ -302,6 +302,16 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
 /* The reference solution on an H200, GB/s (handouts/1-transpose.md). */
 static const double h200_reference[] = {4174, 546, 1676, 1704, 3298, 3956};
 
+/* What the technique check looks for in each stage's machine code. */
+static const lab_technique transpose_techniques[] = {
+    {3, "STS", "shared-memory stores (STS)"},
+    {3, "LDS", "shared-memory loads (LDS)"},
+    {4, "STS", "shared-memory stores (STS)"},
+    {4, "LDS", "shared-memory loads (LDS)"},
+    {5, "LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"},
+    {-1, NULL, NULL},
+};
+
 const lab_spec lab_transpose = {
     .number = 1,
     .name = "transpose",
@@ -317,6 +327,7 @@ const lab_spec lab_transpose = {
     .reference_gpu = "NVIDIA H200",
     .reference_throughput = h200_reference,
     .floor_throughput = 5, /* GB/s */
+    .techniques = transpose_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

@@ -26,6 +26,7 @@ int main(void)
     srunner_add_suite(sr, make_gemm_suite());
     srunner_add_suite(sr, make_conv_suite());
     srunner_add_suite(sr, make_streams_suite());
+    srunner_add_suite(sr, make_sass_suite());
     srunner_add_suite(sr, make_launch_trace_suite());
     srunner_add_suite(sr, make_grade_suite());
 

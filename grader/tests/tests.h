@@ -18,6 +18,7 @@ Suite *make_shuffle_suite(void);
 Suite *make_gemm_suite(void);
 Suite *make_conv_suite(void);
 Suite *make_streams_suite(void);
+Suite *make_sass_suite(void);
 Suite *make_launch_trace_suite(void);
 Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */

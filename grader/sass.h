@@ -1,0 +1,50 @@
+/* sass.h: did a stage use its technique? The machine code (SASS) of a lab
+ * library, as `cuobjdump -sass` prints it, read into the set of opcodes each
+ * kernel uses; a stage's technique is a pattern of opcodes (lab.h) looked
+ * for in the kernels the stage launched (the launch trace). */
+#ifndef CUDA_LABS_SASS_H
+#define CUDA_LABS_SASS_H
+
+#include <stdio.h>
+
+#include "lab.h"
+#include "results.h"
+
+typedef struct sass_kernel {
+    char *name; /* mangled, as cuobjdump prints it after "Function : " */
+    char *ops;  /* every opcode it uses once, each between spaces: " LDS.128 FFMA " */
+} sass_kernel;
+
+typedef struct sass_code {
+    sass_kernel *k;
+    int n;
+} sass_code;
+
+/* Reads cuobjdump -sass output. A kernel that appears once per GPU
+ * architecture of a fat binary gets the opcodes of all of them. 0, or -1
+ * when out of memory. */
+int sass_parse(const char *text, sass_code *code);
+void sass_free(sass_code *code);
+
+/* 1 when kernel `name` uses an opcode matching pattern ("LDS|STS",
+ * "LDG.128|STG.128": an opcode whose first part equals the pattern's and
+ * which carries each of its modifiers); 0 when not; -1 when the code has no
+ * kernel of that name. */
+int sass_uses(const sass_code *code, const char *name, const char *pattern);
+
+/* The kernel's name as written in the source: "tile_kernel" for
+ * "_Z11tile_kernelILi1EEvPKfPfii"; names that are not mangled come back as
+ * they are. */
+void sass_short_name(const char *mangled, char *buf, size_t n);
+
+/* Runs `cuda_home/bin/cuobjdump -sass lib` and parses it; 0, or -1 with why
+ * in err (cuobjdump missing, no code). */
+int sass_read_library(const char *cuda_home, const char *lib, sass_code *code, char *err,
+                      size_t errn);
+
+/* For each stage of spec with a technique whose correctness test passed:
+ * the stages whose kernels lack it, as hint lines on f under a heading;
+ * nothing when every technique is there. Returns how many lack it. */
+int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sass_code *code);
+
+#endif

@@ -1,0 +1,158 @@
+/* check_sass.c: reading cuobjdump -sass output, matching technique patterns,
+ * and the technique lines of the report, on a recorded-style listing. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lab.h"
+#include "../results.h"
+#include "../sass.h"
+#include "../verdict.h"
+#include "tests.h"
+
+/* The layout cuobjdump prints: one section per architecture of the fat
+ * binary, a "Function :" line per kernel, an instruction per line with its
+ * address and its encoding in comments, continuation lines with encodings
+ * only. */
+static const char listing[] =
+    "\n"
+    "Fatbin elf code:\n"
+    "================\n"
+    "arch = sm_80\n"
+    "code version = [1,7]\n"
+    "host = linux\n"
+    "compile_size = 64bit\n"
+    "\n"
+    "\tcode for sm_80\n"
+    "\t\tFunction : _Z11tile_kernelILi1EEvPKfPfii\n"
+    "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM80\"\n"
+    "        /*0000*/                   MOV R1, c[0x0][0x28] ;                  /* 0x00000a0000017a02 */\n"
+    "                                                                           /* 0x000fe40000000f00 */\n"
+    "        /*0010*/              @!P0 LDG.E R5, [R2.64] ;                      /* 0x0000000402058981 */\n"
+    "        /*0020*/                   STS [R7.X4], R5 ;                       /* 0x0000000507007388 */\n"
+    "        /*0030*/                   BAR.SYNC 0x0 ;                          /* 0x0000000000007b1d */\n"
+    "        /*0040*/                   LDS.U R9, [R4.X4] ;                     /* 0x0000000004097984 */\n"
+    "        /*0050*/                   EXIT ;                                  /* 0x000000000000794d */\n"
+    "\t\t..........\n"
+    "\n"
+    "\t\tFunction : _Z13vector_kernelPK6float4PS_ii\n"
+    "        /*0000*/                   LDG.E.128.CONSTANT R4, [R2.64] ;        /* 0x0000000402047981 */\n"
+    "        /*0010*/                   STG.E.128 [R6.64], R4 ;                 /* 0x0000000406007986 */\n"
+    "\t\t..........\n"
+    "\n"
+    "\tcode for sm_90\n"
+    "\t\tFunction : _Z11tile_kernelILi1EEvPKfPfii\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* 0x00000a00ff017b82 */\n"
+    "        /*0010*/                   SHFL.BFLY PT, R3, R2, 0x10, 0x1f ;      /* 0x0e201f0002037f89 */\n"
+    "\t\t..........\n";
+
+START_TEST(reads_kernels_and_opcodes)
+{
+    sass_code code;
+    ck_assert_int_eq(sass_parse(listing, &code), 0);
+    ck_assert_int_eq(code.n, 2); /* the tile kernel appears for two architectures: merged */
+    const char *tile = "_Z11tile_kernelILi1EEvPKfPfii", *vec = "_Z13vector_kernelPK6float4PS_ii";
+    ck_assert_int_eq(sass_uses(&code, tile, "STS"), 1);
+    ck_assert_int_eq(sass_uses(&code, tile, "LDS"), 1);      /* LDS.U */
+    ck_assert_int_eq(sass_uses(&code, tile, "LDG"), 1);      /* behind a predicate */
+    ck_assert_int_eq(sass_uses(&code, tile, "SHFL"), 1);     /* from the sm_90 code */
+    ck_assert_int_eq(sass_uses(&code, tile, "SHFL.UP"), 0);  /* BFLY is not UP */
+    ck_assert_int_eq(sass_uses(&code, tile, "LDG.128"), 0);
+    ck_assert_int_eq(sass_uses(&code, tile, "LD"), 0);       /* whole first parts only */
+    ck_assert_int_eq(sass_uses(&code, vec, "LDG.128"), 1);   /* LDG.E.128.CONSTANT */
+    ck_assert_int_eq(sass_uses(&code, vec, "LDG.E.128"), 1);
+    ck_assert_int_eq(sass_uses(&code, vec, "LDG.12"), 0);    /* whole modifiers only */
+    ck_assert_int_eq(sass_uses(&code, vec, "LDS|STG.128"), 1);
+    ck_assert_int_eq(sass_uses(&code, vec, "HMMA"), 0);
+    ck_assert_int_eq(sass_uses(&code, "_Z5otherv", "LDS"), -1);
+    sass_free(&code);
+    ck_assert_int_eq(code.n, 0);
+}
+END_TEST
+
+START_TEST(short_names)
+{
+    char s[64];
+    sass_short_name("_Z11tile_kernelILi1EEvPKfPfii", s, sizeof s);
+    ck_assert_str_eq(s, "tile_kernel");
+    sass_short_name("plain_c_kernel", s, sizeof s);
+    ck_assert_str_eq(s, "plain_c_kernel");
+    sass_short_name("_Z99x", s, sizeof s); /* a length past the end: left as it is */
+    ck_assert_str_eq(s, "_Z99x");
+}
+END_TEST
+
+/* A correct stage whose kernels lack its technique gets a line; one that
+ * has it, an incorrect one, or one whose kernels the library does not hold
+ * (a grader helper), gets none. */
+START_TEST(report_names_what_is_missing)
+{
+    static const lab_stage stages[4] = {
+        {"given", "s0", 0, 0, 0, {-1, -1}, 1, NULL, 0, NULL},
+        {"vectorised", "s1", 10, 10, 1.1, {0, -1}, 0, NULL, 0, NULL},
+        {"shared tile", "s2", 10, 10, 1.1, {1, -1}, 0, NULL, 0, NULL},
+        {"shuffles", "s3", 10, 10, 1.1, {2, -1}, 0, NULL, 0, NULL},
+    };
+    static const lab_technique techniques[] = {
+        {1, "LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"},
+        {2, "STS", "shared-memory stores (STS)"},
+        {3, "SHFL.DOWN", "downward warp shuffles (SHFL.DOWN)"},
+        {-1, NULL, NULL},
+    };
+    lab_spec spec = {.number = 9, .name = "test", .stages = stages, .n_stages = 4,
+                     .techniques = techniques};
+    lab_results *res = calloc(1, sizeof *res);
+    ck_assert_ptr_nonnull(res);
+    res->t[1][TEST_CORRECT].v = V_PASS; /* its kernel is the tile kernel: no 128-bit access */
+    snprintf(res->t[1][TEST_CORRECT].kernels, sizeof res->t[1][TEST_CORRECT].kernels, "%s",
+             "_Z11tile_kernelILi1EEvPKfPfii");
+    res->t[2][TEST_CORRECT].v = V_PASS; /* has STS */
+    snprintf(res->t[2][TEST_CORRECT].kernels, sizeof res->t[2][TEST_CORRECT].kernels, "%s",
+             "_Z13vector_kernelPK6float4PS_ii,_Z11tile_kernelILi1EEvPKfPfii");
+    res->t[3][TEST_CORRECT].v = V_WRONG; /* not correct: not looked at */
+    snprintf(res->t[3][TEST_CORRECT].kernels, sizeof res->t[3][TEST_CORRECT].kernels, "%s",
+             "_Z13vector_kernelPK6float4PS_ii");
+    sass_code code;
+    ck_assert_int_eq(sass_parse(listing, &code), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(sass_report(f, &spec, res, &code), 1);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "Techniques (read from the machine code"));
+    ck_assert_ptr_nonnull(strstr(text, "stage 1 (vectorised): no 16-byte global loads or stores "
+                                       "(LDG.E.128, STG.E.128) in tile_kernel."));
+    ck_assert_ptr_null(strstr(text, "stage 2"));
+    ck_assert_ptr_null(strstr(text, "stage 3"));
+    free(text);
+    /* Everything there: no heading either. */
+    res->t[1][TEST_CORRECT].v = V_WRONG;
+    f = open_memstream(&text, &len);
+    ck_assert_int_eq(sass_report(f, &spec, res, &code), 0);
+    fclose(f);
+    ck_assert_str_eq(text, "");
+    free(text);
+    /* A kernel the library's code does not hold counts as not seen. */
+    res->t[1][TEST_CORRECT].v = V_PASS;
+    snprintf(res->t[1][TEST_CORRECT].kernels, sizeof res->t[1][TEST_CORRECT].kernels, "%s",
+             "_Z6helperv");
+    f = open_memstream(&text, &len);
+    ck_assert_int_eq(sass_report(f, &spec, res, &code), 0);
+    fclose(f);
+    free(text);
+    sass_free(&code);
+    free(res);
+}
+END_TEST
+
+Suite *make_sass_suite(void)
+{
+    Suite *s = suite_create("sass");
+    TCase *tc = tcase_create("sass");
+    tcase_add_test(tc, reads_kernels_and_opcodes);
+    tcase_add_test(tc, short_names);
+    tcase_add_test(tc, report_names_what_is_missing);
+    suite_add_tcase(s, tc);
+    return s;
+}
