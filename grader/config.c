@@ -123,6 +123,24 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             }
             o->has_min_ceiling = 1;
             o->min_ceiling = v;
+        } else if (strcmp(field, "technique") == 0) {
+            int has = 0;
+            for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++)
+                has |= t->stage == stage;
+            if (!has) {
+                snprintf(err, errn,
+                         "%s:%d: lab%d stage %d has no technique the grader checks (./grade "
+                         "--list shows them)",
+                         name, no, spec->number, stage);
+                return -1;
+            }
+            if (strcmp(value, "required") != 0 && strcmp(value, "hint") != 0) {
+                snprintf(err, errn, "%s:%d: technique must be required or hint, not '%s'", name,
+                         no, value);
+                return -1;
+            }
+            o->has_technique = 1;
+            o->technique_required = value[0] == 'r';
         } else if (strcmp(field, "graded") == 0) {
             if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
                 snprintf(err, errn, "%s:%d: graded must be yes or no, not '%s'", name, no, value);
@@ -133,7 +151,7 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
         } else {
             snprintf(err, errn,
                      "%s:%d: unknown key '%s' (points_correct, points_speed, min_speedup, "
-                     "min_ceiling, graded)",
+                     "min_ceiling, graded, technique)",
                      name, no, field);
             return -1;
         }
@@ -141,11 +159,14 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
     return 0;
 }
 
-void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded)
+void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded,
+                  int *technique_required)
 {
     for (int s = 0; s < spec->n_stages; s++) {
         stages[s] = spec->stages[s];
         graded[s] = 1;
+        if (technique_required)
+            technique_required[s] = 0;
         if (!c || spec->number < 1 || spec->number > CONFIG_MAX_LABS)
             continue;
         const stage_override *o = &c->o[spec->number - 1][s];
@@ -159,6 +180,8 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
             stages[s].min_ceiling = o->min_ceiling;
         if (o->has_graded)
             graded[s] = o->graded;
+        if (o->has_technique && technique_required)
+            technique_required[s] = o->technique_required;
     }
 }
 

@@ -9,7 +9,10 @@
  *
  * Keys: points_correct, points_speed (whole numbers >= 0), min_speedup (a number
  * > 0), min_ceiling (the fraction of the ceiling a stage must also reach, 0 to 1;
- * 0 turns it off), graded (yes or no: whether the stage is graded at all). */
+ * 0 turns it off), graded (yes or no: whether the stage is graded at all),
+ * technique (required or hint: whether a correct stage whose kernels lack the
+ * technique it teaches loses its speed points, or its correctness points when
+ * it has none for speed; hint, the default, only names it). */
 #ifndef CUDA_LABS_CONFIG_H
 #define CUDA_LABS_CONFIG_H
 
@@ -29,6 +32,7 @@ typedef struct stage_override {
     int has_min_ceiling;
     double min_ceiling;
     int has_graded, graded;
+    int has_technique, technique_required;
 } stage_override;
 
 typedef struct grade_config {
@@ -40,8 +44,10 @@ typedef struct grade_config {
 int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t errn);
 
 /* The lab's stage table with the overrides applied, into stages (n_stages
- * entries); graded[s] says whether stage s is graded. */
-void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded);
+ * entries); graded[s] says whether stage s is graded, technique_required[s]
+ * (when not NULL) whether its technique is required. */
+void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded,
+                  int *technique_required);
 
 /* Writes a config whose thresholds are fraction x the speedups the solutions
  * reached in res (rounded down to 0.01), with the GPU and the measurements as

@@ -98,17 +98,28 @@ static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec
 #endif
 
 /* Did each stage use its technique? Read from the library's machine code
- * when the CUDA Toolkit's cuobjdump is there; silent otherwise (the check
- * only adds hints). */
-static void technique_check(const lab_spec *spec, const lab_results *res, const char *lib)
+ * when the CUDA Toolkit's cuobjdump is there (nothing happens otherwise):
+ * stages an instructor requires the technique of lose their points now, and
+ * the lines naming what is missing are returned in *text, printed after the
+ * failures (free it). */
+static void technique_check(const lab_spec *spec, lab_results *res, const char *lib,
+                            const int *required, char **text)
 {
+    *text = NULL;
     if (!spec->techniques)
         return;
     sass_code code;
     char err[256];
     if (sass_read_library(CUDA_LABS_CUDA_HOME, lib, &code, err, sizeof err) != 0)
         return;
-    sass_report(stdout, spec, res, &code);
+    const lab_technique *missing[LAB_MAX_STAGES];
+    size_t len = 0;
+    FILE *f = open_memstream(text, &len);
+    if (f) {
+        sass_report(f, spec, res, &code, missing);
+        fclose(f);
+        sass_require(spec, res, missing, required);
+    }
     sass_free(&code);
 }
 
@@ -116,6 +127,7 @@ static void technique_check(const lab_spec *spec, const lab_results *res, const 
 static lab_spec effective[16];
 static lab_stage effective_stages[16][LAB_MAX_STAGES];
 static int effective_graded[16][LAB_MAX_STAGES];
+static int effective_technique[16][LAB_MAX_STAGES];
 
 static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
 {
@@ -123,7 +135,7 @@ static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
     if (i < 0 || i >= 16 || !gradable(spec))
         return spec;
     effective[i] = *spec;
-    config_apply(c, spec, effective_stages[i], effective_graded[i]);
+    config_apply(c, spec, effective_stages[i], effective_graded[i], effective_technique[i]);
     effective[i].stages = effective_stages[i];
     return &effective[i];
 }
@@ -704,10 +716,16 @@ static int grade_main(int argc, char **argv)
     rmdir(out_dir);
     int got_all = 0, max_all = 0, failed = 0;
     for (int i = 0; i < n; i++) {
+        char *techniques = NULL;
+        int k = specs[i]->number - 1;
+        technique_check(specs[i], &res[i], libs[i],
+                        k >= 0 && k < 16 ? effective_technique[k] : NULL, &techniques);
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
         report_table(stdout, specs[i], &res[i]);
         report_failures(stdout, specs[i], &res[i], o.seed, o.solutions, o.lib);
-        technique_check(specs[i], &res[i], libs[i]);
+        if (techniques)
+            fputs(techniques, stdout);
+        free(techniques);
         int got, max;
         report_score(specs[i], &res[i], &got, &max);
         got_all += got;

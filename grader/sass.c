@@ -190,9 +190,12 @@ int sass_read_library(const char *cuda_home, const char *lib, sass_code *code, c
     return 0;
 }
 
-int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sass_code *code)
+int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sass_code *code,
+                const lab_technique **missing)
 {
     int lacking = 0;
+    for (int s = 0; missing && s < spec->n_stages; s++)
+        missing[s] = NULL;
     for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++) {
         const test_record *rec = &res->t[t->stage][TEST_CORRECT];
         if (rec->v != V_PASS || !rec->kernels[0])
@@ -217,6 +220,8 @@ int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sas
         }
         if (!seen || used)
             continue;
+        if (missing && !missing[t->stage])
+            missing[t->stage] = t;
         if (!lacking++)
             fprintf(f, "\n  Techniques (read from the machine code of each stage's kernels):\n");
         fprintf(f,
@@ -225,4 +230,28 @@ int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sas
                 t->stage, spec->stages[t->stage].title, t->text, shown, spec->number);
     }
     return lacking;
+}
+
+int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *const *missing,
+                 const int *required)
+{
+    int failed = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        if (!required || !required[s] || !missing[s])
+            continue;
+        int kind = spec->stages[s].points_speed > 0 ? TEST_PERF : TEST_CORRECT;
+        test_record *rec = &res->t[s][kind];
+        if (rec->v != V_PASS)
+            continue;
+        char names[sizeof rec->kernels];
+        snprintf(names, sizeof names, "%s", res->t[s][TEST_CORRECT].kernels);
+        results_open(); /* the grader's parent: the records stay writable for it */
+        rec->v = V_NO_TECHNIQUE;
+        snprintf(rec->msg, sizeof rec->msg,
+                 "correct, but its kernels have no %s, and this course requires the technique "
+                 "of this stage (cuobjdump -sass build/lab%d.so shows their code)",
+                 missing[s]->text, spec->number);
+        failed++;
+    }
+    return failed;
 }

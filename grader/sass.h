@@ -44,7 +44,17 @@ int sass_read_library(const char *cuda_home, const char *lib, sass_code *code, c
 
 /* For each stage of spec with a technique whose correctness test passed:
  * the stages whose kernels lack it, as hint lines on f under a heading;
- * nothing when every technique is there. Returns how many lack it. */
-int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sass_code *code);
+ * nothing when every technique is there. missing (n_stages entries, or
+ * NULL) gets, per stage, the first technique it lacks. Returns how many
+ * techniques are lacking. */
+int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sass_code *code,
+                const lab_technique **missing);
+
+/* Where required[s] is set and stage s lacks its technique (missing, from
+ * sass_report): its speed test, or its correctness test when it has no
+ * speed points, fails with TECHNIQUE MISSING if it had passed. Returns how
+ * many tests it failed. */
+int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *const *missing,
+                 const int *required);
 
 #endif

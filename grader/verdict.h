@@ -24,6 +24,7 @@ typedef enum verdict {
     V_IMPOSSIBLE,      /* faster than the measured ceiling */
     V_SKIPPED,         /* not graded because something it needs failed */
     V_SETUP_ERROR,     /* the grader could not set up (library, memory, CUDA) */
+    V_NO_TECHNIQUE,    /* correct, but its kernels lack the technique an instructor requires */
     V_COUNT
 } verdict;
 

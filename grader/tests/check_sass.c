@@ -118,8 +118,27 @@ START_TEST(report_names_what_is_missing)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code), 1);
+    const lab_technique *missing[4];
+    ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 1);
     fclose(f);
+    ck_assert_ptr_eq(missing[1], &techniques[0]);
+    ck_assert_ptr_null(missing[2]);
+    ck_assert_ptr_null(missing[3]);
+    /* An instructor who requires stage 1's technique (and stage 2's, which is
+     * there) fails stage 1's speed test, which had passed; nothing else. */
+    res->t[1][TEST_PERF].v = V_PASS;
+    res->t[2][TEST_PERF].v = V_PASS;
+    int required[4] = {0, 1, 1, 0};
+    ck_assert_int_eq(sass_require(&spec, res, missing, required), 1);
+    ck_assert_int_eq(res->t[1][TEST_PERF].v, V_NO_TECHNIQUE);
+    ck_assert_ptr_nonnull(strstr(res->t[1][TEST_PERF].msg, "this course requires"));
+    ck_assert_int_eq(res->t[1][TEST_CORRECT].v, V_PASS);
+    ck_assert_int_eq(res->t[2][TEST_PERF].v, V_PASS);
+    ck_assert_str_eq(verdict_name(V_NO_TECHNIQUE), "TECHNIQUE MISSING");
+    /* Without the requirement, nothing changes. */
+    res->t[1][TEST_PERF].v = V_PASS;
+    ck_assert_int_eq(sass_require(&spec, res, missing, NULL), 0);
+    ck_assert_int_eq(res->t[1][TEST_PERF].v, V_PASS);
     ck_assert_ptr_nonnull(strstr(text, "Techniques (read from the machine code"));
     ck_assert_ptr_nonnull(strstr(text, "stage 1 (vectorised): no 16-byte global loads or stores "
                                        "(LDG.E.128, STG.E.128) in tile_kernel."));
@@ -129,7 +148,7 @@ START_TEST(report_names_what_is_missing)
     /* Everything there: no heading either. */
     res->t[1][TEST_CORRECT].v = V_WRONG;
     f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code), 0);
+    ck_assert_int_eq(sass_report(f, &spec, res, &code, NULL), 0);
     fclose(f);
     ck_assert_str_eq(text, "");
     free(text);
@@ -138,8 +157,9 @@ START_TEST(report_names_what_is_missing)
     snprintf(res->t[1][TEST_CORRECT].kernels, sizeof res->t[1][TEST_CORRECT].kernels, "%s",
              "_Z6helperv");
     f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code), 0);
+    ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 0);
     fclose(f);
+    ck_assert_ptr_null(missing[1]);
     free(text);
     sass_free(&code);
     free(res);
