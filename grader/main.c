@@ -180,6 +180,11 @@ static void list_labs(const grade_config *c)
                 printf("  (speed reported)");
             }
             printf("\n");
+            int k = spec->number - 1;
+            for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++)
+                if (t->stage == s)
+                    printf("           technique: %s%s\n", t->text,
+                           k >= 0 && k < 16 && effective_technique[k][s] ? " (required)" : "");
         }
     }
 }

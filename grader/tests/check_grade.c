@@ -57,6 +57,7 @@ START_TEST(help_and_list)
     HAS("transpose_vectorized");
     HAS(">= 1.50x over stage 6, and >= 80% of CUB DeviceReduce::Sum");
     HAS("lab5  streams    (not available yet)");
+    HAS("technique: upward warp shuffles (SHFL.UP)");
 }
 END_TEST
 
