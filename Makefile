@@ -252,6 +252,12 @@ LAB ?= 1
 sanitize: lab$(LAB)
 	./grade lab$(LAB) --sanitize $(if $(STAGE),--stage $(STAGE))
 
+# make profile LAB=1 STAGE=3: one stage once under Nsight Compute, in plain words.
+.PHONY: profile
+profile: lab$(LAB)
+	@if [ -z "$(STAGE)" ]; then echo "make: profile needs a stage: make profile LAB=$(LAB) STAGE=N (./grade --list shows them)."; exit 2; fi
+	@CUDA_HOME="$(CUDA_HOME)" grader/profile $(LAB) $(STAGE)
+
 # make autolab LAB=1 HANDIN=transpose.cu: Autolab's grading step. The handin
 # replaces the lab's file, the lab is built and graded, and the last line of
 # the output is Autolab's {"scores": ...}.
@@ -291,6 +297,7 @@ help:
 	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
 	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
+	@echo "  make profile LAB=N STAGE=S   one stage under Nsight Compute, explained in plain words"
 	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"
 	@echo "  make autolab LAB=N HANDIN=file   Autolab's grading step (scores line last)"
 	@echo "  make clean            remove build/ and ./grade"

@@ -655,6 +655,12 @@ static int grade_main(int argc, char **argv)
     }
     char line[512];
     devinfo_format(&dev, line, sizeof line);
+    if (o.profile_once) {
+        char msg[VERDICT_MSG + 64];
+        int rc = runner_run_once(specs[0], libs[0], o.stage, o.seed, msg, sizeof msg);
+        printf("%s\n", msg);
+        return rc == 0 ? EXIT_ALL_PASSED : EXIT_FAILED;
+    }
     if (o.sanitize) {
         printf("CUDA Labs grader, --sanitize\n  GPU:  %s\n  seed: 0x%llx\n", line,
                (unsigned long long)o.seed);

@@ -73,6 +73,8 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
             o->quick = 1;
         } else if (strcmp(a, "--sanitize") == 0) {
             o->sanitize = 1;
+        } else if (strcmp(a, "--profile-once") == 0) {
+            o->profile_once = 1;
         } else if (strcmp(a, "--under-sanitizer") == 0) {
             o->under_sanitizer = 1;
             o->quick = 1;
@@ -153,6 +155,10 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
             o->labs[o->n_labs++] = a;
         }
     }
+    if (o->profile_once && (o->stage < 0 || o->n_labs != 1)) {
+        snprintf(err, errn, "--profile-once runs one stage: name one lab and --stage N");
+        return -1;
+    }
     if (o->calibrate && !o->solutions) {
         snprintf(err, errn, "--calibrate measures the reference solutions: add --solutions");
         return -1;
@@ -181,6 +187,8 @@ void options_usage(FILE *f)
           "  --reps N          timed repetitions of each function (default and minimum 20)\n"
           "  --quick           correctness at the small sizes only, nothing timed (fast;\n"
           "                    for debugging); not a grade\n"
+          "  --profile-once    with --stage N: run that stage once at the timed size and\n"
+          "                    check it, nothing else (for a profiler: make profile)\n"
           "  --sanitize        run every stage at the small sizes under compute-sanitizer\n"
           "                    (memcheck, racecheck, synccheck, initcheck), show the first\n"
           "                    report of each; not a grade\n"

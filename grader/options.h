@@ -35,6 +35,7 @@ typedef struct grade_options {
     int autolab;        /* Autolab's scores line, last */
     int quick;          /* small sizes only, nothing timed */
     int sanitize;       /* every stage under compute-sanitizer's four tools */
+    int profile_once;   /* run --stage N once at the timed size, for a profiler */
     int under_sanitizer; /* internal: this run is inside compute-sanitizer */
     int list, help, gpu_info;
 } grade_options;

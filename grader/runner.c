@@ -664,3 +664,43 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
     }
     return s;
 }
+
+int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t seed, char *msg,
+                    size_t msgn)
+{
+    void *handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    void *fn = handle ? dlsym(handle, spec->stages[stage].symbol) : NULL;
+    if (!fn) {
+        snprintf(msg, msgn, "cannot run %s() from %s: %s", spec->stages[stage].symbol, lib,
+                 handle ? "no such function" : dlerror());
+        return -1;
+    }
+    child_library = handle;
+    char sz[128];
+    spec->size_text(spec->bench_size, sz, sizeof sz);
+    check_outcome out = {V_NOT_RUN, ""};
+    lab_ctx *ctx = NULL;
+    cudaStream_t stream = NULL;
+    int rc = -1;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+        snprintf(out.msg, sizeof out.msg, "no CUDA stream: %s",
+                 cudaGetErrorString(cudaGetLastError()));
+    else if (spec->setup(&ctx, stage, spec->bench_size,
+                         runner_size_seed(seed, stage, spec->bench_size), 1, &out) == 0 &&
+             spec->prepare(ctx, 0, stream, &out) == 0 && cudaStreamSynchronize(stream) == cudaSuccess) {
+        int status = spec->call(ctx, stage, fn, stream);
+        cudaError_t err = cudaDeviceSynchronize();
+        if (status != STATUS_OK || err != cudaSuccess)
+            snprintf(out.msg, sizeof out.msg, "%s() returned %d; CUDA says %s",
+                     spec->stages[stage].symbol, status, cudaGetErrorString(err));
+        else if (spec->check(ctx, stage, 0, 1, &out) == 0)
+            rc = 0;
+    }
+    snprintf(msg, msgn, "stage %d (%s) at %s, run once: %s%s", stage, spec->stages[stage].title,
+             sz, rc == 0 ? "correct" : "failed: ", rc == 0 ? "" : out.msg);
+    if (ctx)
+        spec->teardown(ctx);
+    if (stream)
+        cudaStreamDestroy(stream);
+    return rc;
+}

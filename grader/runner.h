@@ -57,4 +57,11 @@ uint64_t runner_size_seed(uint64_t seed, int stage, int size);
  * parent. */
 void *runner_library(void);
 
+/* Runs stage `stage` of the library once at the lab's timed size, in this
+ * process (no children, nothing timed), and checks it: for a profiler that
+ * should see the stage's kernels and nothing else. 0 when the stage ran and
+ * was correct; msg says what happened. */
+int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t seed, char *msg,
+                    size_t msgn);
+
 #endif

@@ -161,6 +161,29 @@ START_TEST(unopened_labs_for_developers)
 }
 END_TEST
 
+/* make profile's explanations, from a stand-in for ncu that prints one
+ * kernel's row as ncu's CSV does; and its word on counters that need admin
+ * rights. */
+START_TEST(profile_in_plain_words)
+{
+    char *argv[] = {"grader/profile", "1", "3", NULL};
+    const char *env[] = {"NCU=grader/tests/fake-ncu", NULL};
+    ck_assert_int_eq(run_command(argv, env, out, sizeof out), 0);
+    HAS("kernel tile_kernel<0>: 212.5 us, 65536 blocks of 256 threads, 32 registers per thread");
+    HAS("memory bandwidth in use: 62% of the peak");
+    HAS("global loads: 4.0 sectors per request. Coalesced");
+    HAS("global stores: 32.0 sectors per request. The lanes of a warp write scattered addresses");
+    HAS("shared-memory bank conflicts: 0 on loads, 15728640 on stores");
+    HAS("achieved occupancy: 88%");
+    const char *perm[] = {"NCU=grader/tests/fake-ncu", "FAKE_NCU=perm", NULL};
+    ck_assert_int_eq(run_command(argv, perm, out, sizeof out), 3);
+    HAS("needs\nadministrator rights");
+    char *bad[] = {"grader/profile", "9", "3", NULL};
+    ck_assert_int_eq(run_command(bad, env, out, sizeof out), 2);
+    HAS("LAB is a number from 1 to 6, not '9'");
+}
+END_TEST
+
 START_TEST(no_gpu_exits_77)
 {
     /* An invalid device index hides every GPU, so this holds on any machine. */
@@ -597,6 +620,7 @@ Suite *make_grade_suite(void)
     tcase_add_test(tc, from_recorded_results);
     tcase_add_test(tc, no_gpu_exits_77);
     tcase_add_test(tc, unopened_labs_for_developers);
+    tcase_add_test(tc, profile_in_plain_words);
     tcase_add_test(tc, nothing_built_yet);
     tcase_add_test(tc, student_copy);
     tcase_add_test(tc, batch_survives_bad_submissions);
