@@ -28,6 +28,9 @@ endif
 NVCCFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall -shared -cudart shared
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include -DCUDA_LABS_CUDA_HOME='"$(CUDA_HOME)"'
+# CUPTI's headers (lab 5's overlap check traces with it; optional).
+CUPTI_H := $(firstword $(wildcard $(CUDA_HOME)/include/cupti.h $(CUDA_HOME)/extras/CUPTI/include/cupti.h))
+CFLAGS += $(if $(CUPTI_H),-DHAVE_CUPTI -I$(dir $(CUPTI_H)))
 # Recursive (=): evaluated after Check may have been installed by check-deps.
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
@@ -47,7 +50,7 @@ MISSING := $(filter-out $(AVAILABLE),$(ALL_LAB_NUMBERS))
 # ---- sources ---------------------------------------------------------------------
 COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/verdict.c \
+              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/trace.c grader/verdict.c \
               grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))

@@ -25,7 +25,9 @@
 #include "../lab.h"
 #include "../policy.h"
 #include "../runner.h"
+#include "../trace.h"
 #include "lab_util.h"
+#include "streams_lab.h"
 
 #define CEILING "everything overlapped (the grader's own three lanes)"
 
@@ -138,6 +140,7 @@ struct lab_ctx {
      * value and the scale of its rounding error. */
     size_t *idx, n_idx;
     double *exact[2], *scale[2];
+    long calls[N_STAGES];
     void *ceiling;
     int (*ceiling_run)(void *);
     void (*ceiling_destroy)(void *);
@@ -397,7 +400,59 @@ static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
         if (st != LAB_OK)
             return st;
     }
+    c->calls[stage]++;
     return (int)((streams_run_fn)fn)(&c->job[stage], c->state[stage]);
+}
+
+/* The stages whose copies must hide behind other work, and the share of the
+ * copy time that must: SAXPY can hide its copies out under its copies in (a
+ * third of the copy time, up to two thirds counting both ways); the heavy
+ * job hides them under its kernels. */
+static double overlap_needed(int stage)
+{
+    return stage == 2 ? 0.25 : stage == 5 ? 0.40 : 0.0;
+}
+
+/* One more run of the stage with CUPTI recording: prints the timeline (it
+ * shows under the stage's line of the report) and fails a stage whose copies
+ * ran one after the other. Only in a speed test (after its timing loop, when
+ * the stage has run many times: a correctness test runs it twice per size),
+ * at the timed size. 0, or -1 with out filled. */
+static int overlap_check(lab_ctx *c, int stage, check_outcome *out)
+{
+    if (overlap_needed(stage) <= 0 || c->size != BENCH_SIZE || c->calls[stage] < 8)
+        return 0;
+    char err[160];
+    span spans[512];
+    int k = stage_kind[stage];
+    memset(c->out[k], 0xff, c->n * sizeof(float));
+    int n = -1;
+    if (trace_begin(err, sizeof err) == 0) {
+        lab_status st = ((streams_run_fn)dlsym(runner_library(), streams_stages[stage].symbol))(
+            &c->job[stage], c->state[stage]);
+        n = trace_end(spans, 512, err, sizeof err);
+        if (st != LAB_OK)
+            n = -1, snprintf(err, sizeof err, "the traced run returned %d", (int)st);
+    }
+    if (n <= 0) {
+        printf("overlap not measured: %s\n", n == 0 ? "no copy or kernel was seen" : err);
+        return 0;
+    }
+    double hidden = streams_hidden_fraction(spans, n);
+    char timeline[1600];
+    streams_timeline(timeline, sizeof timeline, spans, n, 60);
+    printf("overlap: %.0f%% of the copy time ran while other work ran too (H copy in, K kernel, "
+           "D copy out):\n%s",
+           100 * hidden, timeline);
+    if (hidden >= overlap_needed(stage))
+        return 0;
+    out->v = V_SLOW;
+    snprintf(out->msg, sizeof out->msg,
+             "only %.0f%% of the copy time overlapped other work (this stage needs %.0f%%): the "
+             "chunks' copies and kernels ran one after another. Queue each chunk on its own "
+             "stream and do not wait between chunks; the timeline is under the stage's line.",
+             100 * hidden, 100 * overlap_needed(stage));
+    return -1;
 }
 
 static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
@@ -408,6 +463,8 @@ static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
 
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
+    if (full && overlap_check(c, stage, out) != 0)
+        return -1;
     int k = stage_kind[stage];
     const float *got = c->out[k], *x = c->h->x[variant], *y = c->h->y;
     size_t n = c->n, per = (n + c->chunks - 1) / c->chunks;

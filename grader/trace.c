@@ -1,0 +1,180 @@
+/* trace.c: see trace.h. Built with CUPTI's headers when the Makefile finds
+ * them (HAVE_CUPTI); the library itself is opened with dlopen, so the grader
+ * starts on machines without it. */
+#define _GNU_SOURCE
+#include "trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef HAVE_CUPTI
+
+int trace_begin(char *err, size_t errn)
+{
+    snprintf(err, errn, "the grader was built without CUPTI's headers");
+    return -1;
+}
+
+int trace_end(span *s, int max, char *err, size_t errn)
+{
+    (void)s, (void)max;
+    snprintf(err, errn, "the grader was built without CUPTI's headers");
+    return -1;
+}
+
+#else
+
+#include <dlfcn.h>
+
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 kernel_record;
+typedef CUpti_ActivityMemcpy6 memcpy_record;
+#else
+typedef CUpti_ActivityKernel9 kernel_record;
+typedef CUpti_ActivityMemcpy5 memcpy_record;
+#endif
+
+#ifndef CUDA_LABS_CUDA_HOME
+#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
+#endif
+
+static struct {
+    int loaded, registered;
+    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,
+                                      CUpti_BuffersCallbackCompleteFunc);
+    CUptiResult (*enable)(CUpti_ActivityKind);
+    CUptiResult (*disable)(CUpti_ActivityKind);
+    CUptiResult (*flush_all)(uint32_t);
+    CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
+} cupti;
+
+#define MAX_SPANS 4096
+static struct {
+    uint32_t stream;
+    span_kind kind;
+    uint64_t start, end;
+} raw[MAX_SPANS];
+static int n_raw;
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *size = (size_t)8 << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+                                     size_t valid)
+{
+    (void)ctx, (void)stream, (void)size;
+    CUpti_Activity *rec = NULL;
+    while (buffer && cupti.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (n_raw >= MAX_SPANS)
+            break;
+        if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            const memcpy_record *m = (const memcpy_record *)rec;
+            if (m->copyKind != CUPTI_ACTIVITY_MEMCPY_KIND_HTOD &&
+                m->copyKind != CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
+                continue;
+            raw[n_raw].kind = m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? SPAN_H2D : SPAN_D2H;
+            raw[n_raw].stream = m->streamId;
+            raw[n_raw].start = m->start;
+            raw[n_raw++].end = m->end;
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+                   rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+            const kernel_record *k = (const kernel_record *)rec;
+            raw[n_raw].kind = SPAN_KERNEL;
+            raw[n_raw].stream = k->streamId;
+            raw[n_raw].start = k->start;
+            raw[n_raw++].end = k->end;
+        }
+    }
+    free(buffer);
+}
+
+static int load(char *err, size_t errn)
+{
+    if (cupti.loaded)
+        return cupti.loaded > 0 ? 0 : -1;
+    const char *names[] = {CUDA_LABS_CUDA_HOME "/lib64/libcupti.so",
+                           CUDA_LABS_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so", "libcupti.so",
+                           "libcupti.so.13", "libcupti.so.12"};
+    void *lib = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *f[5] = {NULL};
+    const char *syms[5] = {"cuptiActivityRegisterCallbacks", "cuptiActivityEnable",
+                           "cuptiActivityDisable", "cuptiActivityFlushAll",
+                           "cuptiActivityGetNextRecord"};
+    for (int i = 0; lib && i < 5; i++)
+        f[i] = dlsym(lib, syms[i]);
+    if (!lib || !f[0] || !f[1] || !f[2] || !f[3] || !f[4]) {
+        cupti.loaded = -1;
+        snprintf(err, errn, "CUPTI (libcupti.so, part of the CUDA Toolkit) could not be loaded");
+        return -1;
+    }
+    memcpy(&cupti.register_callbacks, &f[0], sizeof f[0]);
+    memcpy(&cupti.enable, &f[1], sizeof f[1]);
+    memcpy(&cupti.disable, &f[2], sizeof f[2]);
+    memcpy(&cupti.flush_all, &f[3], sizeof f[3]);
+    memcpy(&cupti.next_record, &f[4], sizeof f[4]);
+    cupti.loaded = 1;
+    return 0;
+}
+
+int trace_begin(char *err, size_t errn)
+{
+    if (load(err, errn) != 0)
+        return -1;
+    if (!cupti.registered) {
+        if (cupti.register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
+            snprintf(err, errn, "CUPTI would not take the grader's buffers");
+            return -1;
+        }
+        cupti.registered = 1;
+    }
+    cudaDeviceSynchronize(); /* nothing of before in the record */
+    n_raw = 0;
+    if (cupti.enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+        cupti.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+        snprintf(err, errn, "CUPTI would not record copies and kernels (is a profiler attached?)");
+        return -1;
+    }
+    return 0;
+}
+
+int trace_end(span *s, int max, char *err, size_t errn)
+{
+    if (cupti.loaded <= 0) {
+        snprintf(err, errn, "tracing was not started");
+        return -1;
+    }
+    cudaDeviceSynchronize();
+    cupti.flush_all(0);
+    cupti.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cupti.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    uint64_t t0 = UINT64_MAX;
+    for (int i = 0; i < n_raw; i++)
+        if (raw[i].start < t0)
+            t0 = raw[i].start;
+    uint32_t streams[64];
+    int n_streams = 0, n = 0;
+    for (int i = 0; i < n_raw && n < max; i++) {
+        int id = 0;
+        while (id < n_streams && streams[id] != raw[i].stream)
+            id++;
+        if (id == n_streams && n_streams < 64)
+            streams[n_streams++] = raw[i].stream;
+        s[n].stream = id;
+        s[n].kind = raw[i].kind;
+        s[n].start = (double)(raw[i].start - t0) / 1e6;
+        s[n++].end = (double)(raw[i].end - t0) / 1e6;
+    }
+    return n;
+}
+
+#endif

@@ -1,0 +1,21 @@
+/* trace.h: what ran on the GPU, and when, during one call of a stage: its
+ * copies and kernels with their streams, from CUPTI's activity records
+ * (the library Nsight Systems reads them with). CUPTI is loaded at run time
+ * from the CUDA Toolkit; where it is missing, tracing says so and lab 5
+ * grades without its overlap check. */
+#ifndef CUDA_LABS_TRACE_H
+#define CUDA_LABS_TRACE_H
+
+#include <stddef.h>
+
+#include "labs/streams_lab.h"
+
+/* Starts recording copies and kernels. 0, or -1 with why in err. */
+int trace_begin(char *err, size_t errn);
+
+/* Waits for the GPU, stops recording and writes what ran since trace_begin
+ * into s (at most max spans, in ms from the first start; streams numbered
+ * from 0 in order of appearance). Returns how many, or -1 with why in err. */
+int trace_end(span *s, int max, char *err, size_t errn);
+
+#endif
