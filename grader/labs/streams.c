@@ -141,6 +141,7 @@ struct lab_ctx {
     size_t *idx, n_idx;
     double *exact[2], *scale[2];
     long calls[N_STAGES];
+    long early[N_STAGES]; /* run returned before out was complete: the first such index + 1 */
     void *ceiling;
     int (*ceiling_run)(void *);
     void (*ceiling_destroy)(void *);
@@ -401,7 +402,19 @@ static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
             return st;
     }
     c->calls[stage]++;
-    return (int)((streams_run_fn)fn)(&c->job[stage], c->state[stage]);
+    int st = (int)((streams_run_fn)fn)(&c->job[stage], c->state[stage]);
+    /* run must return with out complete: look, before anything else waits
+     * for the GPU, at the last element of every chunk (the last to land). */
+    size_t n = c->n, per = (n + c->chunks - 1) / c->chunks;
+    const uint32_t *bits = (const uint32_t *)c->out[stage_kind[stage]];
+    for (size_t end = per; st == LAB_OK && !c->early[stage]; end += per) {
+        size_t i = (end < n ? end : n) - 1;
+        if (bits[i] == 0xffffffffu)
+            c->early[stage] = (long)i + 1;
+        if (end >= n)
+            break;
+    }
+    return st;
 }
 
 /* The stages whose copies must hide behind other work, and the share of the
@@ -463,6 +476,15 @@ static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
 
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
+    if (c->early[stage]) {
+        out->v = V_NOT_WRITTEN;
+        snprintf(out->msg, sizeof out->msg,
+                 "run returned before out was complete: out[%ld] still held the grader's NaN "
+                 "when run returned (it arrived later). The grader reads out as soon as run "
+                 "returns: wait for your streams (cudaStreamSynchronize) before returning.",
+                 c->early[stage] - 1);
+        return -1;
+    }
     if (full && overlap_check(c, stage, out) != 0)
         return -1;
     int k = stage_kind[stage];
