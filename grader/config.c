@@ -141,6 +141,14 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             }
             o->has_technique = 1;
             o->technique_required = value[0] == 'r';
+        } else if (strcmp(field, "sanitizer") == 0) {
+            if (strcmp(value, "required") != 0 && strcmp(value, "no") != 0) {
+                snprintf(err, errn, "%s:%d: sanitizer must be required or no, not '%s'", name, no,
+                         value);
+                return -1;
+            }
+            o->has_sanitizer = 1;
+            o->sanitizer_required = value[0] == 'r';
         } else if (strcmp(field, "graded") == 0) {
             if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
                 snprintf(err, errn, "%s:%d: graded must be yes or no, not '%s'", name, no, value);
@@ -151,7 +159,7 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
         } else {
             snprintf(err, errn,
                      "%s:%d: unknown key '%s' (points_correct, points_speed, min_speedup, "
-                     "min_ceiling, graded, technique)",
+                     "min_ceiling, graded, technique, sanitizer)",
                      name, no, field);
             return -1;
         }
@@ -159,14 +167,12 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
     return 0;
 }
 
-void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded,
-                  int *technique_required)
+void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages,
+                  stage_rules *rules)
 {
     for (int s = 0; s < spec->n_stages; s++) {
         stages[s] = spec->stages[s];
-        graded[s] = 1;
-        if (technique_required)
-            technique_required[s] = 0;
+        rules[s] = (stage_rules){1, 0, 0};
         if (!c || spec->number < 1 || spec->number > CONFIG_MAX_LABS)
             continue;
         const stage_override *o = &c->o[spec->number - 1][s];
@@ -179,9 +185,11 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
         if (o->has_min_ceiling)
             stages[s].min_ceiling = o->min_ceiling;
         if (o->has_graded)
-            graded[s] = o->graded;
-        if (o->has_technique && technique_required)
-            technique_required[s] = o->technique_required;
+            rules[s].graded = o->graded;
+        if (o->has_technique)
+            rules[s].technique_required = o->technique_required;
+        if (o->has_sanitizer)
+            rules[s].sanitizer_required = o->sanitizer_required;
     }
 }
 

@@ -12,7 +12,10 @@
  * 0 turns it off), graded (yes or no: whether the stage is graded at all),
  * technique (required or hint: whether a correct stage whose kernels lack the
  * technique it teaches loses its speed points, or its correctness points when
- * it has none for speed; hint, the default, only names it). */
+ * it has none for speed; hint, the default, only names it), sanitizer
+ * (required or no: whether a correct stage is also run under compute-
+ * sanitizer's four tools after grading, and fails its correctness test on a
+ * finding). */
 #ifndef CUDA_LABS_CONFIG_H
 #define CUDA_LABS_CONFIG_H
 
@@ -33,7 +36,15 @@ typedef struct stage_override {
     double min_ceiling;
     int has_graded, graded;
     int has_technique, technique_required;
+    int has_sanitizer, sanitizer_required;
 } stage_override;
+
+/* What a config decides about a stage beyond its table entry. */
+typedef struct stage_rules {
+    int graded;             /* graded at all */
+    int technique_required; /* its technique costs points when missing */
+    int sanitizer_required; /* a sanitizer finding fails its correctness */
+} stage_rules;
 
 typedef struct grade_config {
     stage_override o[CONFIG_MAX_LABS][LAB_MAX_STAGES]; /* by lab number - 1 */
@@ -44,10 +55,9 @@ typedef struct grade_config {
 int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t errn);
 
 /* The lab's stage table with the overrides applied, into stages (n_stages
- * entries); graded[s] says whether stage s is graded, technique_required[s]
- * (when not NULL) whether its technique is required. */
-void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages, int *graded,
-                  int *technique_required);
+ * entries), and each stage's rules. */
+void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages,
+                  stage_rules *rules);
 
 /* Writes a config whose thresholds are fraction x the speedups the solutions
  * reached in res (rounded down to 0.01), with the GPU and the measurements as

@@ -123,11 +123,41 @@ static void technique_check(const lab_spec *spec, lab_results *res, const char *
     sass_free(&code);
 }
 
+/* Stages a course requires to be clean under compute-sanitizer, and that
+ * passed their correctness test, are run under it now; a finding fails
+ * their correctness test. The sanitizer's report is printed as it runs. */
+static void sanitizer_check(const lab_spec *spec, lab_results *res, const char *lib,
+                            const int *required, uint64_t seed)
+{
+    for (int s = 0; required && s < spec->n_stages; s++) {
+        test_record *rec = &res->t[s][TEST_CORRECT];
+        if (!required[s] || rec->v != V_PASS)
+            continue;
+        int rc = sanitize_lab(spec, lib, s, seed);
+        if (rc == SANITIZE_NO_TOOL) {
+            printf("  (stage %d: compute-sanitizer is missing, so its required check was not "
+                   "run)\n",
+                   s);
+            continue;
+        }
+        if (rc != SANITIZE_FOUND)
+            continue;
+        results_open();
+        rec->v = V_SANITIZER;
+        snprintf(rec->msg, sizeof rec->msg,
+                 "correct, but compute-sanitizer reported a problem in this stage (its first "
+                 "report is printed above the scoreboard; ./grade lab%d --sanitize --stage %d "
+                 "shows it again), and this course requires the stage to be clean",
+                 spec->number, s);
+    }
+}
+
 /* Each lab's spec with the instructor's config applied (or the built-in one). */
 static lab_spec effective[16];
 static lab_stage effective_stages[16][LAB_MAX_STAGES];
 static int effective_graded[16][LAB_MAX_STAGES];
 static int effective_technique[16][LAB_MAX_STAGES];
+static int effective_sanitizer[16][LAB_MAX_STAGES];
 
 static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
 {
@@ -135,7 +165,13 @@ static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
     if (i < 0 || i >= 16 || !gradable(spec))
         return spec;
     effective[i] = *spec;
-    config_apply(c, spec, effective_stages[i], effective_graded[i], effective_technique[i]);
+    stage_rules rules[LAB_MAX_STAGES];
+    config_apply(c, spec, effective_stages[i], rules);
+    for (int s = 0; s < spec->n_stages; s++) {
+        effective_graded[i][s] = rules[s].graded;
+        effective_technique[i][s] = rules[s].technique_required;
+        effective_sanitizer[i][s] = rules[s].sanitizer_required;
+    }
     effective[i].stages = effective_stages[i];
     return &effective[i];
 }
@@ -181,6 +217,8 @@ static void list_labs(const grade_config *c)
             }
             printf("\n");
             int k = spec->number - 1;
+            if (k >= 0 && k < 16 && effective_sanitizer[k][s])
+                printf("           compute-sanitizer: required clean\n");
             for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++)
                 if (t->stage == s)
                     printf("           technique: %s%s\n", t->text,
@@ -729,6 +767,8 @@ static int grade_main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char *techniques = NULL;
         int k = specs[i]->number - 1;
+        sanitizer_check(specs[i], &res[i], libs[i], k >= 0 && k < 16 ? effective_sanitizer[k] : NULL,
+                        o.seed);
         technique_check(specs[i], &res[i], libs[i],
                         k >= 0 && k < 16 ? effective_technique[k] : NULL, &techniques);
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);

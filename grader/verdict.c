@@ -23,6 +23,7 @@ const char *verdict_name(verdict v)
         [V_SKIPPED] = "SKIPPED",
         [V_SETUP_ERROR] = "SETUP ERROR",
         [V_NO_TECHNIQUE] = "TECHNIQUE MISSING",
+        [V_SANITIZER] = "SANITIZER FINDING",
     };
     if ((int)v < 0 || v >= V_COUNT || !names[v])
         return "UNKNOWN";

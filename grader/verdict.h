@@ -25,6 +25,7 @@ typedef enum verdict {
     V_SKIPPED,         /* not graded because something it needs failed */
     V_SETUP_ERROR,     /* the grader could not set up (library, memory, CUDA) */
     V_NO_TECHNIQUE,    /* correct, but its kernels lack the technique an instructor requires */
+    V_SANITIZER,       /* correct, but compute-sanitizer found a problem (an instructor requires it clean) */
     V_COUNT
 } verdict;
 

@@ -26,34 +26,42 @@ START_TEST(settings_apply)
                                 "lab1.s1.points_correct = 5\n"),
                      0);
     lab_stage st[LAB_MAX_STAGES];
-    int graded[LAB_MAX_STAGES];
-    config_apply(&cfg, &lab_transpose, st, graded, NULL);
+    stage_rules rules[LAB_MAX_STAGES];
+    config_apply(&cfg, &lab_transpose, st, rules);
     ck_assert_double_eq_tol(st[3].min_speedup, 0.9, 1e-12);
     ck_assert_int_eq(st[4].points_speed, 15);
     ck_assert_int_eq(st[1].points_correct, 5);
-    ck_assert_int_eq(graded[2], 0);
-    ck_assert_int_eq(graded[3], 1);
+    ck_assert_int_eq(rules[2].graded, 0);
+    ck_assert_int_eq(rules[3].graded, 1);
     /* Untouched settings keep the built-in table. */
     ck_assert_double_eq(st[5].min_speedup, lab_transpose.stages[5].min_speedup);
     ck_assert_str_eq(st[5].symbol, "transpose_vectorized");
     /* No config: the built-in table. */
-    config_apply(NULL, &lab_transpose, st, graded, NULL);
+    config_apply(NULL, &lab_transpose, st, rules);
     ck_assert_double_eq(st[3].min_speedup, lab_transpose.stages[3].min_speedup);
-    ck_assert_int_eq(graded[2], 1);
+    ck_assert_int_eq(rules[2].graded, 1);
 }
 END_TEST
 
-/* Techniques: required or hint, only where the grader checks one. */
+/* Techniques: required or hint, only where the grader checks one; the
+ * sanitizer: required or no, on any stage. */
 START_TEST(technique_setting)
 {
-    ck_assert_int_eq(parse_text("lab1.s5.technique = required\nlab3.s2.technique = hint\n"), 0);
+    ck_assert_int_eq(parse_text("lab1.s5.technique = required\nlab3.s2.technique = hint\n"
+                                "lab1.s4.sanitizer = required\n"),
+                     0);
     lab_stage st[LAB_MAX_STAGES];
-    int graded[LAB_MAX_STAGES], required[LAB_MAX_STAGES];
-    config_apply(&cfg, &lab_transpose, st, graded, required);
-    ck_assert_int_eq(required[5], 1);
-    ck_assert_int_eq(required[3], 0);
-    config_apply(NULL, &lab_transpose, st, graded, required);
-    ck_assert_int_eq(required[5], 0);
+    stage_rules rules[LAB_MAX_STAGES];
+    config_apply(&cfg, &lab_transpose, st, rules);
+    ck_assert_int_eq(rules[5].technique_required, 1);
+    ck_assert_int_eq(rules[3].technique_required, 0);
+    ck_assert_int_eq(rules[4].sanitizer_required, 1);
+    ck_assert_int_eq(rules[5].sanitizer_required, 0);
+    config_apply(NULL, &lab_transpose, st, rules);
+    ck_assert_int_eq(rules[5].technique_required, 0);
+    ck_assert_int_eq(rules[4].sanitizer_required, 0);
+    ck_assert_int_eq(parse_text("lab1.s4.sanitizer = maybe\n"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "sanitizer must be required or no, not 'maybe'"));
     ck_assert_int_eq(parse_text("lab1.s5.technique = always\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "technique must be required or hint, not 'always'"));
     ck_assert_int_eq(parse_text("lab1.s1.technique = required\n"), -1);
@@ -65,9 +73,9 @@ END_TEST
 START_TEST(ceiling_fraction)
 {
     lab_stage st[LAB_MAX_STAGES];
-    int graded[LAB_MAX_STAGES];
+    stage_rules rules[LAB_MAX_STAGES];
     ck_assert_int_eq(parse_text("lab2.s7.min_ceiling = 0.65\nlab2.s6.min_ceiling = 0\n"), 0);
-    config_apply(&cfg, &lab_reduce, st, graded, NULL);
+    config_apply(&cfg, &lab_reduce, st, rules);
     ck_assert_double_eq_tol(st[7].min_ceiling, 0.65, 1e-12);
     ck_assert_double_eq(st[6].min_ceiling, 0.0);
     ck_assert_double_eq(st[7].min_speedup, lab_reduce.stages[7].min_speedup);
@@ -94,7 +102,7 @@ START_TEST(errors_name_the_line)
 {
     ck_assert_int_eq(parse_text("lab1.s3.min_speedup = 1\nlab1.s3.fast = yes\n"), -1);
     ck_assert_str_eq(err, "test.cfg:2: unknown key 'fast' (points_correct, points_speed, "
-                          "min_speedup, min_ceiling, graded, technique)");
+                          "min_speedup, min_ceiling, graded, technique, sanitizer)");
     ck_assert_int_eq(parse_text("lab2.s7.min_ceiling = 80\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "min_ceiling must be a fraction from 0 to 1"));
     ck_assert_int_eq(parse_text("lab2.s0.min_ceiling = 0.5\n"), -1); /* stage 0 has no speed test */
@@ -144,8 +152,8 @@ START_TEST(calibration_round_trip)
     ck_assert_ptr_nonnull(strstr(text, "# lab1.s5: not measured (SKIPPED)"));
     ck_assert_int_eq(parse_text(text), 0);
     lab_stage st[LAB_MAX_STAGES];
-    int graded[LAB_MAX_STAGES];
-    config_apply(&cfg, &lab_transpose, st, graded, NULL);
+    stage_rules rules[LAB_MAX_STAGES];
+    config_apply(&cfg, &lab_transpose, st, rules);
     ck_assert_double_eq_tol(st[3].min_speedup, 2.00, 1e-12);
     ck_assert_double_eq_tol(st[4].min_speedup, 0.83, 1e-12);
     ck_assert_double_eq(st[5].min_speedup, lab_transpose.stages[5].min_speedup);
