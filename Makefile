@@ -232,6 +232,10 @@ build/bench_shuffle: grader/tests/bench_shuffle.cu solutions/3-shuffle/shuffle.c
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/3-shuffle -o $@ $<
 .PHONY: bench
+# Lab 4: stages 4 to 8 at 2048^3, 4096^3 and 8192^3 next to cuBLAS.
+build/bench_gemm: grader/tests/bench_gemm.cu solutions/4-gemm/gemm.cu | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/4-gemm -o $@ $< -lcublas
 # Lab 6 (not open yet): every layer, every stage, checked and timed next to cuDNN.
 build/bench_conv: grader/tests/bench_conv.cu solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/rng.o | check-nvcc
 	@mkdir -p build
@@ -240,10 +244,11 @@ build/bench_conv: grader/tests/bench_conv.cu solutions/6-conv/conv.cu $(OBJ)/gra
 build/bench_streams: grader/tests/bench_streams.cu solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^)
-bench: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_conv build/bench_streams
+bench: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_gemm build/bench_conv build/bench_streams
 	build/bench_transpose 8192 8192 30
 	build/bench_reduce 268435456 30
 	build/bench_shuffle 268435456 20
+	build/bench_gemm 10
 	build/bench_conv 10
 	build/bench_streams 26 8 5
 endif
