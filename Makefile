@@ -233,11 +233,11 @@ build/bench_shuffle: grader/tests/bench_shuffle.cu solutions/3-shuffle/shuffle.c
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/3-shuffle -o $@ $<
 .PHONY: bench
 # Lab 4: stages 4 to 8 at 2048^3, 4096^3 and 8192^3 next to cuBLAS.
-build/bench_gemm: grader/tests/bench_gemm.cu solutions/4-gemm/gemm.cu | check-nvcc
+build/bench_gemm: grader/tests/bench_gemm.cu grader/tests/bench_timing.cuh solutions/4-gemm/gemm.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/4-gemm -o $@ $< -lcublas
 # Lab 6 (not open yet): every layer, every stage, checked and timed next to cuDNN.
-build/bench_conv: grader/tests/bench_conv.cu solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/rng.o | check-nvcc
+build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/rng.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/6-conv $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H))) -o $@ $< $(filter %.o,$^) $(if $(CUDNN_H),-lcudnn) -lpthread
 # Lab 5 (not open yet): every stage host to host, next to the measured bounds.

@@ -165,24 +165,7 @@ static const struct {
     {"4' NHWC, stepping (candidate)", nhwc_stepping},
 };
 
-/* Median-free but warm: the mean of reps calls after one untimed call. */
-template <class F> static float time_ms(F f, int reps)
-{
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    f();
-    cudaEventRecord(a);
-    for (int i = 0; i < reps; i++)
-        f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms / reps;
-}
+#include "bench_timing.cuh"
 
 #ifdef HAVE_CUDNN
 /* cuDNN's fastest FMA-math algorithm for this layer; its time in ms or -1. */

@@ -14,23 +14,7 @@
 
 #include "../../solutions/4-gemm/gemm.cu"
 
-template <class F> static float time_ms(F f, int reps)
-{
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    f();
-    cudaEventRecord(a);
-    for (int i = 0; i < reps; i++)
-        f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms / reps;
-}
+#include "bench_timing.cuh"
 
 static const struct {
     const char *name;
