@@ -168,9 +168,22 @@ static const struct {
 #include "bench_timing.cuh"
 
 #ifdef HAVE_CUDNN
-/* cuDNN's fastest FMA-math algorithm for this layer; its time in ms or -1. */
+static const char *const algo_names[] = {"implicit GEMM", "implicit precomputed GEMM", "GEMM",
+                                         "direct", "FFT", "FFT tiling", "Winograd",
+                                         "Winograd non-fused"};
+
+/* The GEMM family: what the lab's stages 2 to 4 are. */
+static bool gemm_family(cudnnConvolutionFwdAlgo_t a)
+{
+    return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+           a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+           a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+}
+
+/* cuDNN's fastest FMA-math algorithm for this layer (of the GEMM family
+ * only, when gemm_only); its time in ms or -1, and its name in *name. */
 static float cudnn_ms(cudnnHandle_t h, conv_shape l, const float *x, const float *w, float *y,
-                      int reps)
+                      int reps, bool gemm_only, const char **name)
 {
     int P = conv_p(l), Q = conv_q(l);
     cudnnTensorDescriptor_t xd, yd;
@@ -192,13 +205,15 @@ static float cudnn_ms(cudnnHandle_t h, conv_shape l, const float *x, const float
     if (cudnnFindConvolutionForwardAlgorithm(h, xd, wd, cd, yd, 16, &found, perf) ==
         CUDNN_STATUS_SUCCESS) {
         for (int i = 0; i < found; i++) {
-            if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH)
+            if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH ||
+                (gemm_only && !gemm_family(perf[i].algo)))
                 continue;
             void *ws = nullptr;
             if (perf[i].memory && cudaMalloc(&ws, perf[i].memory) != cudaSuccess)
                 continue;
             float one = 1, zero = 0;
             cudnnConvolutionFwdAlgo_t algo = perf[i].algo;
+            *name = (int)algo >= 0 && (int)algo < 8 ? algo_names[algo] : "another";
             size_t wsb = perf[i].memory;
             ms = time_ms([&] { cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, algo, ws, wsb, &zero, yd, y); }, reps);
             cudaFree(ws);
@@ -254,11 +269,17 @@ int main(int argc, char **argv)
                tflop * 1e3);
         double ceiling = 0;
 #ifdef HAVE_CUDNN
-        float cm = cudnn_ms(h, l, x, w, y, reps);
+        const char *best = "", *best_gemm = "";
+        float cm = cudnn_ms(h, l, x, w, y, reps, false, &best);
+        float cg = cudnn_ms(h, l, x, w, y, reps, true, &best_gemm);
         if (cm > 0) {
             ceiling = tflop / (cm * 1e-3);
-            printf("  cuDNN FP32 (fastest FMA algorithm)  %8.3f ms  %6.2f TFLOP/s\n", cm, ceiling);
+            printf("  %-40s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest algorithm", cm,
+                   ceiling, best);
         }
+        if (cg > 0)
+            printf("  %-40s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest GEMM algorithm",
+                   cg, tflop / (cg * 1e-3), best_gemm);
 #endif
         for (auto &st : stages) {
             cudaMemset(y, 0xff, ny * 4);
