@@ -112,6 +112,22 @@ static void fixes(FILE *f, const lab_spec *spec, const lab_results *res, uint64_
         }
     if (!any)
         fprintf(f, "<p class=\"pass\">Every graded test passed.</p>\n");
+    int techniques = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        const test_record *t = &res->t[s][TEST_CORRECT];
+        if (!t->missing_technique[0])
+            continue;
+        if (!techniques++)
+            fprintf(f, "<h3>Techniques</h3>\n<p>Read from the machine code of each stage's "
+                       "kernels; correct stages without the technique they teach:</p>\n<ul>\n");
+        fprintf(f, "<li>stage %d (", s);
+        esc(f, spec->stages[s].title);
+        fprintf(f, "): no ");
+        esc(f, t->missing_technique);
+        fprintf(f, "</li>\n");
+    }
+    if (techniques)
+        fprintf(f, "</ul>\n");
 }
 
 int report_html(FILE *f, const run_summary *r)

@@ -269,6 +269,11 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
     fprintf(f, "{\"verdict\": \"%s\", \"message\": \"%s\", \"points\": %d, \"max_points\": %d",
             verdict_name(t->v), report_json_escape(t->msg, esc, sizeof esc),
             results_points(spec, s, k, t), results_max_points(spec, s, k));
+    if (t->kernels[0])
+        fprintf(f, ", \"kernels\": \"%s\"", report_json_escape(t->kernels, esc, sizeof esc));
+    if (t->missing_technique[0])
+        fprintf(f, ", \"missing_technique\": \"%s\"",
+                report_json_escape(t->missing_technique, esc, sizeof esc));
     if (t->timed) {
         fprintf(f, ", \"ceiling\": \"%s\"", report_json_escape(lab_ceiling_name(spec, s), esc, sizeof esc));
         fprintf(f, ", \"timing\": {\"reps\": %d, ", t->reps);

@@ -35,6 +35,9 @@ typedef struct test_record {
     /* Correctness tests: the kernels the stage launched, comma-separated
      * mangled names (the launch trace), for the technique check. */
     char kernels[240];
+    /* Correctness tests: the technique the stage's kernels lack, as its
+     * description ("" when they have it or it was not checked). */
+    char missing_technique[120];
 } test_record;
 
 typedef struct lab_results {

@@ -45,9 +45,10 @@ int sass_read_library(const char *cuda_home, const char *lib, sass_code *code, c
 /* For each stage of spec with a technique whose correctness test passed:
  * the stages whose kernels lack it, as hint lines on f under a heading;
  * nothing when every technique is there. missing (n_stages entries, or
- * NULL) gets, per stage, the first technique it lacks. Returns how many
- * techniques are lacking. */
-int sass_report(FILE *f, const lab_spec *spec, const lab_results *res, const sass_code *code,
+ * NULL) gets, per stage, the first technique it lacks, and so does the
+ * stage's correctness record (for the JSON and HTML reports). Returns how
+ * many techniques are lacking. */
+int sass_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code *code,
                 const lab_technique **missing);
 
 /* Where required[s] is set and stage s lacks its technique (missing, from

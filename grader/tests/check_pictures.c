@@ -19,6 +19,12 @@ static devinfo dev;
 static void setup_run(const char *gpu)
 {
     fixture_results(&res);
+    /* Stage 3 is correct but its kernel lacks the shared-memory tile. */
+    snprintf(res.t[3][TEST_CORRECT].kernels, sizeof res.t[3][TEST_CORRECT].kernels, "%s",
+             "_Z12naive_kernelPKfPfii");
+    snprintf(res.t[3][TEST_CORRECT].missing_technique,
+             sizeof res.t[3][TEST_CORRECT].missing_technique, "%s",
+             "shared-memory stores (STS)");
     /* Give the timed speed tests their base times, so thresholds can be drawn. */
     res.t[3][TEST_PERF].median_ms = 0.2;
     res.t[3][TEST_PERF].base_ms = 0.5;
@@ -107,6 +113,9 @@ START_TEST(html_page)
     ck_assert_ptr_nonnull(strstr(html, "hint: Padding removes the conflict"));
     ck_assert_ptr_nonnull(strstr(html, "./grade lab1 --stage 5 --seed 0xbeef"));
     ck_assert_ptr_nonnull(strstr(html, "float tile[32][33]"));
+    ck_assert_ptr_nonnull(strstr(html, "<h3>Techniques</h3>"));
+    ck_assert_ptr_nonnull(strstr(html, "<li>stage 3 (shared-memory tile): no shared-memory "
+                                       "stores (STS)</li>"));
     /* Self-contained: nothing to fetch, nothing to run. */
     ck_assert_ptr_null(strstr(html, "<script"));
     ck_assert_ptr_null(strstr(html, "src="));
@@ -148,6 +157,8 @@ START_TEST(load_round_trip)
                 continue;
             ck_assert_int_eq(a->v, b->v);
             ck_assert_str_eq(a->msg, b->msg);
+            ck_assert_str_eq(a->kernels, b->kernels);
+            ck_assert_str_eq(a->missing_technique, b->missing_technique);
             ck_assert_int_eq(a->timed, b->timed);
             ck_assert_double_eq_tol(a->throughput, b->throughput, 1e-3);
             ck_assert_double_eq_tol(a->speedup, b->speedup, 1e-6);

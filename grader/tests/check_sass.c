@@ -122,6 +122,9 @@ START_TEST(report_names_what_is_missing)
     ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 1);
     fclose(f);
     ck_assert_ptr_eq(missing[1], &techniques[0]);
+    ck_assert_str_eq(res->t[1][TEST_CORRECT].missing_technique,
+                     "16-byte global loads or stores (LDG.E.128, STG.E.128)");
+    ck_assert_str_eq(res->t[2][TEST_CORRECT].missing_technique, "");
     ck_assert_ptr_null(missing[2]);
     ck_assert_ptr_null(missing[3]);
     /* An instructor who requires stage 1's technique (and stage 2's, which is
