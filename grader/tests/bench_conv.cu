@@ -2,8 +2,9 @@
  * checked against the CPU reference and timed, next to cuDNN's fastest
  * float32 algorithm (tensor-op math off) when cuDNN is installed, in one
  * process. Effective TFLOP/s count 2 N K P Q C R S per call.
- * Two candidates for the reference (stepping instead of dividing in the
- * gathers) are timed after the five stages, not yet measured on a GPU.
+ * Three candidates for the reference are timed after the five stages, not yet
+ * measured on a GPU: stepping instead of dividing in the gathers (3', 4'),
+ * and lab 4's warp-tile layout with 16-deep tiles (3'').
  * make bench (GPU needed); build/bench_conv [reps] [first layer] [last layer]. */
 #include <algorithm>
 #include <cstdio>
@@ -154,6 +155,106 @@ extern "C" lab_status nhwc_stepping(conv_shape l, const float *d_in, const float
     return LAB_OK;
 }
 
+/* A third candidate: lab 4's stage-7 layout for the same GEMM. Tiles 16 deep;
+ * each of the 8 warps owns 64 x 32 of the block's 128 x 128, its lanes 8 x 4,
+ * each lane 2 x 2 blocks of 4 x 4; the sources of stages 3 and 4 unchanged
+ * (two fetches of 4 rows per tile). Results stored directly. */
+enum { BK16 = 16, WM16 = 64, WN16 = 32 };
+
+template <class Source, bool ATOMIC>
+__global__ void __launch_bounds__(THREADS, 2)
+    warp_gemm_kernel(int M, int ncol, int depth, int per_split, int PQ,
+                     const float *__restrict__ A, Source src, float *__restrict__ out)
+{
+    __shared__ __align__(16) float As[2][BK16][BM]; /* A's tile transposed */
+    __shared__ __align__(16) float Bs[2][BK16][BN];
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int k_begin = blockIdx.z * per_split, k_end = min(depth, k_begin + per_split);
+    const int wrow = (warp / (BN / WN16)) * WM16, wcol = (warp % (BN / WN16)) * WN16;
+    const int lrow = (lane / 4) * 4, lcol = (lane % 4) * 4;
+    const int a_r = tid / 2, a_c = (tid % 2) * 8; /* 8 depths of A's row a_r */
+    const int b_c = Source::along_rows ? tid / 2 : tid % BN;
+    const int b_r = Source::along_rows ? (tid % 2) * 8 : (tid / BN) * 8; /* 8 rows of X */
+    const float *a_row = row0 + a_r < M ? A + (size_t)(row0 + a_r) * depth : nullptr;
+    const typename Source::column col = src.at(col0 + b_c);
+    float a_reg[8], b_reg[8];
+    auto fetch = [&](int k0) {
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            a_reg[i] = a_row && k0 + a_c + i < k_end ? a_row[k0 + a_c + i] : 0.0f;
+        src.rows(col, k0 + b_r, k_end, b_reg);
+        src.rows(col, k0 + b_r + 4, k_end, b_reg + 4);
+    };
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            As[buf][a_c + i][a_r] = a_reg[i];
+            Bs[buf][b_r + i][b_c] = b_reg[i];
+        }
+    };
+    float acc[8][8] = {{0.0f}};
+    fetch(k_begin);
+    stash(0);
+    __syncthreads();
+    int buf = 0;
+    for (int k0 = k_begin; k0 < k_end; k0 += BK16) {
+        const bool more = k0 + BK16 < k_end;
+        if (more)
+            fetch(k0 + BK16);
+#pragma unroll
+        for (int kk = 0; kk < BK16; kk++) {
+            float a[8], b[8];
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                float4 va = *reinterpret_cast<const float4 *>(&As[buf][kk][wrow + h * 32 + lrow]);
+                float4 vb = *reinterpret_cast<const float4 *>(&Bs[buf][kk][wcol + h * 16 + lcol]);
+                a[4 * h] = va.x, a[4 * h + 1] = va.y, a[4 * h + 2] = va.z, a[4 * h + 3] = va.w;
+                b[4 * h] = vb.x, b[4 * h + 1] = vb.y, b[4 * h + 2] = vb.z, b[4 * h + 3] = vb.w;
+            }
+#pragma unroll
+            for (int m = 0; m < 8; m++)
+#pragma unroll
+                for (int n = 0; n < 8; n++)
+                    acc[m][n] += a[m] * b[n];
+        }
+        if (more) {
+            stash(buf ^ 1);
+            buf ^= 1;
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int m = 0; m < 8; m++) {
+        int k = row0 + wrow + (m / 4) * 32 + lrow + m % 4;
+        if (k >= M)
+            continue;
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+            int j = col0 + wcol + (n / 4) * 16 + lcol + n % 4;
+            if (j >= ncol)
+                continue;
+            size_t o = out_index(k, j, M, PQ);
+            if (ATOMIC)
+                atomicAdd(&out[o], acc[m][n]);
+            else
+                out[o] = acc[m][n];
+        }
+    }
+}
+
+extern "C" lab_status implicit_warp(conv_shape l, const float *d_in, const float *d_filter,
+                                    float *d_out, void *d_work, cudaStream_t stream)
+{
+    (void)d_work;
+    int P = conv_p(l), Q = conv_q(l), ncol = l.N * P * Q;
+    dim3 grid(blocks_for(ncol, BN), blocks_for(l.K, BM), 1);
+    warp_gemm_kernel<nchw_source, false><<<grid, THREADS, 0, stream>>>(
+        l.K, ncol, l.C * l.R * l.S, l.C * l.R * l.S, P * Q, d_filter,
+        nchw_source{d_in, l, P, Q, ncol}, d_out);
+    return LAB_OK;
+}
+
 static const struct {
     const char *name;
     conv_fn fn;
@@ -163,6 +264,7 @@ static const struct {
     {"4 NHWC, split-K", conv_nhwc},
     {"3' implicit GEMM, stepping (candidate)", implicit_stepping},
     {"4' NHWC, stepping (candidate)", nhwc_stepping},
+    {"3'' implicit GEMM, warp tiles (candidate)", implicit_warp},
 };
 
 #include "bench_timing.cuh"
