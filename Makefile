@@ -306,6 +306,7 @@ help:
 	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make profile LAB=N STAGE=S   one stage under Nsight Compute, explained in plain words"
+	@echo "  make bench            the reference solutions' benchmarks (GPU): every lab, next to its ceiling"
 	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"
 	@echo "  make autolab LAB=N HANDIN=file   Autolab's grading step (scores line last)"
 	@echo "  make clean            remove build/ and ./grade"
