@@ -114,3 +114,21 @@ void results_merge_check(test_record *t, int ck_failed, const char *ck_msg, doub
     }
     t->state = STATE_FINISHED;
 }
+
+void results_merge_names(char *list, size_t n, const char *names)
+{
+    for (const char *name = names; *name;) {
+        const char *comma = strchr(name, ',');
+        size_t len = comma ? (size_t)(comma - name) : strlen(name);
+        char one[256];
+        snprintf(one, sizeof one, "%.*s", (int)len, name);
+        len = strlen(one);
+        int known = 0;
+        for (const char *p = list; len && !known && (p = strstr(p, one)) != NULL; p++)
+            known = (p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
+        size_t have = strlen(list);
+        if (len && !known && have + len + 2 <= n)
+            snprintf(list + have, n - have, "%s%s", have ? "," : "", one);
+        name = comma ? comma + 1 : name + strlen(name);
+    }
+}

@@ -58,6 +58,10 @@ void results_close(void);
 /* Registers the mapping results_open/close protect (done by results_map). */
 void results_set_region(void *p, size_t bytes);
 
+/* Adds to the comma-separated list (n bytes) each comma-separated name of
+ * names that it does not hold yet, as far as there is room. */
+void results_merge_names(char *list, size_t n, const char *names);
+
 /* Points a test earns: its max points when it passed, else 0. */
 int results_points(const lab_spec *spec, int stage, int kind, const test_record *t);
 int results_max_points(const lab_spec *spec, int stage, int kind);

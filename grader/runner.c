@@ -239,15 +239,7 @@ static void note_kernels(test_record *rec)
     char names[sizeof rec->kernels];
     launch_trace_kernels(names, sizeof names);
     results_open();
-    for (char *name = strtok(names, ","); name; name = strtok(NULL, ",")) {
-        size_t len = strlen(name), have = strlen(rec->kernels);
-        int known = 0;
-        for (const char *p = rec->kernels; (p = strstr(p, name)) && !known; p += len)
-            known = (p == rec->kernels || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
-        if (!known && have + len + 2 <= sizeof rec->kernels)
-            snprintf(rec->kernels + have, sizeof rec->kernels - have, "%s%s", have ? "," : "",
-                     name);
-    }
+    results_merge_names(rec->kernels, sizeof rec->kernels, names);
     results_close();
 }
 

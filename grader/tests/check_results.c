@@ -20,6 +20,24 @@ static test_record running(int phase, int size)
     return t;
 }
 
+/* The kernels of a stage, gathered over its calls: each name once, whole
+ * names only, and never past the end of the list. */
+START_TEST(kernel_names_merge)
+{
+    char list[32] = "";
+    results_merge_names(list, sizeof list, "_Z1av,_Z1bv");
+    ck_assert_str_eq(list, "_Z1av,_Z1bv");
+    results_merge_names(list, sizeof list, "_Z1bv,_Z1av");
+    ck_assert_str_eq(list, "_Z1av,_Z1bv");
+    results_merge_names(list, sizeof list, "_Z1a"); /* a prefix of a known name is new */
+    ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a");
+    results_merge_names(list, sizeof list, "a_much_longer_kernel_name");
+    ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a"); /* no room: left out */
+    results_merge_names(list, sizeof list, "");
+    ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a");
+}
+END_TEST
+
 START_TEST(timeout_names_size_and_limit)
 {
     test_record t = running(PHASE_RUN, 3);
@@ -122,6 +140,7 @@ Suite *make_results_suite(void)
     Suite *s = suite_create("results");
     TCase *tc = tcase_create("results");
     tcase_add_test(tc, timeout_names_size_and_limit);
+    tcase_add_test(tc, kernel_names_merge);
     tcase_add_test(tc, signal_is_named);
     tcase_add_test(tc, early_exit);
     tcase_add_test(tc, finished_record_stands);
