@@ -179,8 +179,9 @@ extern "C" lab_status gemm_warp_tile(int M, int N, int K, float alpha, const flo
 /* Stage 8 (bonus): tensor cores in TF32. Either the wmma API (#include     */
 /* <mma.h>, fragments of 16 x 16 x 8 in wmma::precision::tf32, inputs       */
 /* rounded with wmma::__float_to_tf32) or, faster, the PTX instruction      */
-/* mma.sync.m16n8k8 with fragments you load yourself (handout, section 8);  */
-/* tiles staged in shared memory as before, ideally with cp.async. Judged   */
+/* mma.sync.m16n8k8 with fragments you load yourself (the handout's         */
+/* "Tensor cores in one page" has their layout); tiles staged in shared     */
+/* memory as before, ideally with cp.async. Judged                          */
 /* with a looser bound (TF32 keeps 10 mantissa bits) against cuBLAS TF32.   */
 /* Expect: 25% of cuBLAS TF32 (on Hopper cuBLAS uses wgmma, faster still).  */
 /* ------------------------------------------------------------------------ */

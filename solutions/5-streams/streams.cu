@@ -105,9 +105,9 @@ static lab_status make_state(const streams_job *job, int streams, bool zero_copy
 
 
 /* ------------------------------------------------------------------------ */
-/* Given: stage 0, pageable memory and synchronous copies. x, y and out are   */
-/* ordinary malloc'ed memory. cudaMemcpy from pageable memory is staged by     */
-/* the driver through a pinned buffer of its own, a piece at a time, and      */
+/* Given: stage 0, pageable memory and synchronous copies. x, y and out are */
+/* ordinary malloc'ed memory. cudaMemcpy from pageable memory is staged by  */
+/* the driver through a pinned buffer of its own, a piece at a time, and    */
 /* returns when the copy is done: copies and kernel run one after the other.  */
 /* ------------------------------------------------------------------------ */
 
@@ -137,8 +137,8 @@ extern "C" lab_status pageable_run(const streams_job *job, void *state)
 /* ------------------------------------------------------------------------ */
 /* Stage 1: pinned memory, asynchronous copies on one stream. The grader now */
 /* gives pinned (page-locked) host buffers: the copy engine reads them by DMA */
-/* directly, at the full PCIe rate. Copies and kernel are queued on one       */
-/* stream and run in order; the host waits once, at the end.                  */
+/* directly, at the full PCIe rate. Copies and kernel are queued on one     */
+/* stream and run in order; the host waits once, at the end.                */
 /* ------------------------------------------------------------------------ */
 
 extern "C" lab_status pinned_setup(const streams_job *job, void **state)
@@ -175,13 +175,13 @@ extern "C" lab_status pinned_run(const streams_job *job, void *state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 2: chunks over several streams. n is cut into job->chunks pieces     */
-/* (the last may be shorter), dealt round-robin to up to 4 streams. Each      */
-/* chunk's copy in, kernel and copy out are ordered within its stream, but    */
-/* chunk 2's copy in can run while chunk 1 computes and chunk 0 copies out:  */
+/* Stage 2: chunks over several streams. n is cut into job->chunks pieces   */
+/* (the last may be shorter), dealt round-robin to up to 4 streams. Each    */
+/* chunk's copy in, kernel and copy out are ordered within its stream, but  */
+/* chunk 2's copy in can run while chunk 1 computes and chunk 0 copies out: */
 /* the H200 has separate copy engines for each direction, so both directions */
 /* and the SMs can all be busy. Issued depth first (one chunk's three steps, */
-/* then the next chunk's); the handout compares breadth first.               */
+/* then the next chunk's); the handout compares breadth first.              */
 /* ------------------------------------------------------------------------ */
 
 enum { OVERLAP_STREAMS = 4 };
@@ -215,11 +215,11 @@ extern "C" lab_status overlap_run(const streams_job *job, void *state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 3: zero-copy. The grader gives pinned memory mapped into the GPU's  */
+/* Stage 3: zero-copy. The grader gives pinned memory mapped into the GPU's */
 /* address space (cudaHostAllocMapped); the kernel reads x and y and writes */
-/* out across PCIe itself, with no device buffers and no copies. Every warp  */
-/* access becomes PCIe traffic, so the accesses must be coalesced; the GPU   */
-/* keeps many in flight, which hides the long latency. Reads and writes go   */
+/* out across PCIe itself, with no device buffers and no copies. Every warp */
+/* access becomes PCIe traffic, so the accesses must be coalesced; the GPU  */
+/* keeps many in flight, which hides the long latency. Reads and writes go  */
 /* in opposite directions and overlap by themselves.                        */
 /* ------------------------------------------------------------------------ */
 
@@ -242,8 +242,8 @@ extern "C" lab_status zero_copy_run(const streams_job *job, void *state)
 
 /* ------------------------------------------------------------------------ */
 /* Given: stage 4, the heavy job on one stream. The grader raises the degree */
-/* until the kernel takes about as long as the copies; this is stage 1's     */
-/* code, copies and kernel one after the other: the base for stage 5.        */
+/* until the kernel takes about as long as the copies; this is stage 1's    */
+/* code, copies and kernel one after the other: the base for stage 5.       */
 /* ------------------------------------------------------------------------ */
 
 extern "C" lab_status heavy_serial_setup(const streams_job *job, void **state)
@@ -261,10 +261,10 @@ extern "C" void heavy_serial_teardown(void *state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 5: the heavy job over streams: stage 2's code. On one stream the    */
-/* time is the sum of copies in, kernel and copies out; over streams it      */
+/* Stage 5: the heavy job over streams: stage 2's code. On one stream the   */
+/* time is the sum of copies in, kernel and copies out; over streams it     */
 /* tends to the longest of the three lanes. With a kernel as long as all    */
-/* the copies together, that is up to 2x.                                    */
+/* the copies together, that is up to 2x.                                   */
 /* ------------------------------------------------------------------------ */
 
 extern "C" lab_status heavy_overlap_setup(const streams_job *job, void **state)

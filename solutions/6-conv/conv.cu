@@ -21,11 +21,11 @@ static unsigned blocks_for(long long n, int per_block)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Given: stage 0, direct convolution, one thread per output.                */
+/* Given: stage 0, direct convolution, one thread per output.               */
 /* Consecutive threads take consecutive q (the output's innermost index), so */
 /* the stores are coalesced and a warp's input reads are `stride` apart; the  */
-/* filter values are the same for the whole warp (a broadcast). Every input   */
-/* value is read from global memory (or cache) K R S / stride^2 times.        */
+/* filter values are the same for the whole warp (a broadcast). Every input */
+/* value is read from global memory (or cache) K R S / stride^2 times.      */
 /* ------------------------------------------------------------------------ */
 
 __global__ void direct_kernel(conv_shape l, int P, int Q, const float *__restrict__ x,
@@ -69,8 +69,8 @@ extern "C" lab_status conv_direct(conv_shape l, const float *d_in, const float *
 /* of outputs (p, q) of one image for KB = 8 output channels. For each input  */
 /* channel c it stages the input patch under the tile (with its halo) and the */
 /* 8 filters' R x S weights of c in shared memory, then each thread makes its */
-/* 8 outputs from there: every input value is loaded once per block instead  */
-/* of once per output that uses it.                                           */
+/* 8 outputs from there: every input value is loaded once per block instead */
+/* of once per output that uses it.                                         */
 /* ------------------------------------------------------------------------ */
 
 enum { TILE1 = 16, KB1 = 8 };
@@ -134,13 +134,13 @@ extern "C" lab_status conv_direct_tiled(conv_shape l, const float *d_in, const f
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stages 2 to 4 share one GEMM kernel, lab 4's stage 6 design: a block of    */
-/* 256 threads computes 128 x 128 of the output matrix (rows: output          */
+/* Stages 2 to 4 share one GEMM kernel, lab 4's stage 6 design: a block of  */
+/* 256 threads computes 128 x 128 of the output matrix (rows: output        */
 /* channels k; columns: j = (n, p, q)), each thread 8 x 8 from registers, the */
-/* tiles 8 deep along C R S and double-buffered through registers. The A      */
-/* operand is the filter, [K][C R S] row-major (KCRS already is). What        */
-/* changes between the stages is where the B operand, X, comes from: a        */
-/* "source" object that, for one column j, returns rows of X.                */
+/* tiles 8 deep along C R S and double-buffered through registers. The A    */
+/* operand is the filter, [K][C R S] row-major (KCRS already is). What      */
+/* changes between the stages is where the B operand, X, comes from: a      */
+/* "source" object that, for one column j, returns rows of X.               */
 /* ------------------------------------------------------------------------ */
 
 enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = 256 };
@@ -378,10 +378,10 @@ __global__ void __launch_bounds__(THREADS, 2)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 2: im2col, then the GEMM. X is written out in d_work, one thread     */
-/* per element, neighbouring threads on neighbouring columns (coalesced       */
-/* stores; the reads are `stride` apart). It holds C R S N P Q floats: R S    */
-/* times the input for a stride-1 layer, the price of this stage.             */
+/* Stage 2: im2col, then the GEMM. X is written out in d_work, one thread   */
+/* per element, neighbouring threads on neighbouring columns (coalesced     */
+/* stores; the reads are `stride` apart). It holds C R S N P Q floats: R S  */
+/* times the input for a stride-1 layer, the price of this stage.           */
 /* ------------------------------------------------------------------------ */
 
 __global__ void im2col_kernel(conv_shape l, int P, int Q, const float *__restrict__ x,
@@ -423,10 +423,10 @@ extern "C" lab_status conv_im2col_gemm(conv_shape l, const float *d_in, const fl
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 3: implicit GEMM. The same GEMM, with X's elements gathered from    */
-/* the input as the tiles are loaded: no im2col buffer, no extra pass over   */
-/* memory. The index arithmetic (which c, r, s a row is) is done once per    */
-/* row group and stepped from there.                                         */
+/* Stage 3: implicit GEMM. The same GEMM, with X's elements gathered from   */
+/* the input as the tiles are loaded: no im2col buffer, no extra pass over  */
+/* memory. The index arithmetic (which c, r, s a row is) is done once per   */
+/* row group and stepped from there.                                        */
 /* ------------------------------------------------------------------------ */
 
 extern "C" lab_status conv_implicit_gemm(conv_shape l, const float *d_in, const float *d_filter,
@@ -440,13 +440,13 @@ extern "C" lab_status conv_implicit_gemm(conv_shape l, const float *d_in, const 
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 4: NHWC. The input is transposed to N x H x W x C in d_work (per    */
-/* image, [C][HW] -> [HW][C]: lab 1's padded-tile transpose) and the filter  */
-/* to K x R x S x C, so that the GEMM's depth runs (r, s, c) and a thread's   */
+/* Stage 4: NHWC. The input is transposed to N x H x W x C in d_work (per   */
+/* image, [C][HW] -> [HW][C]: lab 1's padded-tile transpose) and the filter */
+/* to K x R x S x C, so that the GEMM's depth runs (r, s, c) and a thread's */
 /* 4 rows are 4 neighbouring channels: one 16-byte load. Layers whose output  */
-/* gives fewer blocks than twice the SMs split the depth over gridDim.z and   */
-/* add their partial sums with atomicAdd into the zeroed output (split-K).    */
-/* Results leave through shared memory (the epilogue above).                  */
+/* gives fewer blocks than twice the SMs split the depth over gridDim.z and */
+/* add their partial sums with atomicAdd into the zeroed output (split-K).  */
+/* Results leave through shared memory (the epilogue above).                */
 /* ------------------------------------------------------------------------ */
 
 enum { TT = 32, TR = 8 }; /* transpose tile and its rows of threads */
