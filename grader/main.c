@@ -93,10 +93,6 @@ static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec
              solutions ? "solutions/" : "", spec->number);
 }
 
-#ifndef CUDA_LABS_CUDA_HOME
-#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
-#endif
-
 /* Did each stage use its technique? Read from the library's machine code
  * when the CUDA Toolkit's cuobjdump is there (nothing happens otherwise):
  * stages an instructor requires the technique of lose their points now, and
@@ -110,7 +106,7 @@ static void technique_check(const lab_spec *spec, lab_results *res, const char *
         return;
     sass_code code;
     char err[256];
-    if (sass_read_library(CUDA_LABS_CUDA_HOME, lib, &code, err, sizeof err) != 0)
+    if (sass_read_library(lib, &code, err, sizeof err) != 0)
         return;
     const lab_technique *missing[LAB_MAX_STAGES];
     size_t len = 0;

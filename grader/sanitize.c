@@ -12,29 +12,10 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "toolkit.h"
 
-#ifndef CUDA_LABS_CUDA_HOME
-#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
-#endif
 #define SANITIZER_FOUND 86 /* compute-sanitizer's exit status when it reported errors */
 #define SANITIZER_OUT (512 * 1024)
-
-static int find_sanitizer(char *path, size_t n)
-{
-    snprintf(path, n, "%s/bin/compute-sanitizer", CUDA_LABS_CUDA_HOME);
-    if (access(path, X_OK) == 0)
-        return 0;
-    const char *env = getenv("PATH");
-    char dirs[4096];
-    snprintf(dirs, sizeof dirs, "%s", env ? env : "");
-    char *save = NULL;
-    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        snprintf(path, n, "%s/compute-sanitizer", d);
-        if (access(path, X_OK) == 0)
-            return 0;
-    }
-    return -1;
-}
 
 /* Prints the sanitizer's first error report: its "=========" lines after the
  * banner, up to the next empty one, at most 30 lines. */
@@ -64,7 +45,7 @@ int sanitize_lab(const lab_spec *spec, const char *lib, int stage_filter, uint64
 {
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
     char tool_path[PATH_MAX], self[PATH_MAX];
-    if (find_sanitizer(tool_path, sizeof tool_path) != 0) {
+    if (toolkit_find("compute-sanitizer", tool_path, sizeof tool_path) != 0) {
         fprintf(stderr, "grade: compute-sanitizer not found (it comes with the CUDA Toolkit, "
                         "in %s/bin).\n", CUDA_LABS_CUDA_HOME);
         return SANITIZE_NO_TOOL;

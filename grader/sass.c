@@ -5,9 +5,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "proc.h"
+#include "toolkit.h"
 #include "verdict.h"
 
 void sass_free(sass_code *code)
@@ -162,13 +162,12 @@ void sass_short_name(const char *mangled, char *buf, size_t n)
     snprintf(buf, n, "%s", mangled);
 }
 
-int sass_read_library(const char *cuda_home, const char *lib, sass_code *code, char *err,
-                      size_t errn)
+int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn)
 {
     char tool[1024];
-    snprintf(tool, sizeof tool, "%s/bin/cuobjdump", cuda_home);
-    if (access(tool, X_OK) != 0) {
-        snprintf(err, errn, "%s was not found", tool);
+    if (toolkit_find("cuobjdump", tool, sizeof tool) != 0) {
+        snprintf(err, errn, "cuobjdump was not found in %s/bin or on the PATH",
+                 CUDA_LABS_CUDA_HOME);
         return -1;
     }
     size_t cap = (size_t)64 << 20; /* a fat binary of every lab stage fits */

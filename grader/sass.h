@@ -37,10 +37,9 @@ int sass_uses(const sass_code *code, const char *name, const char *pattern);
  * they are. */
 void sass_short_name(const char *mangled, char *buf, size_t n);
 
-/* Runs `cuda_home/bin/cuobjdump -sass lib` and parses it; 0, or -1 with why
- * in err (cuobjdump missing, no code). */
-int sass_read_library(const char *cuda_home, const char *lib, sass_code *code, char *err,
-                      size_t errn);
+/* Runs the CUDA Toolkit's `cuobjdump -sass lib` and parses it; 0, or -1 with
+ * why in err (cuobjdump missing, no code). */
+int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn);
 
 /* For each stage of spec with a technique whose correctness test passed:
  * the stages whose kernels lack it, as hint lines on f under a heading;

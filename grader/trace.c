@@ -30,6 +30,8 @@ int trace_end(span *s, int max, char *err, size_t errn)
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include "toolkit.h"
+
 #if CUPTI_API_VERSION >= 130000
 typedef CUpti_ActivityKernel10 kernel_record;
 typedef CUpti_ActivityMemcpy6 memcpy_record;
@@ -38,9 +40,6 @@ typedef CUpti_ActivityKernel9 kernel_record;
 typedef CUpti_ActivityMemcpy5 memcpy_record;
 #endif
 
-#ifndef CUDA_LABS_CUDA_HOME
-#define CUDA_LABS_CUDA_HOME "/usr/local/cuda"
-#endif
 
 static struct {
     int loaded, registered;
