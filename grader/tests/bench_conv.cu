@@ -124,35 +124,11 @@ extern "C" lab_status implicit_stepping(conv_shape l, const float *d_in, const f
     return LAB_OK;
 }
 
-/* Stage 4 with the stepping source; split as in the reference. */
+/* Stage 4 with the stepping source; everything else as in the reference. */
 extern "C" lab_status nhwc_stepping(conv_shape l, const float *d_in, const float *d_filter,
                                     float *d_out, void *d_work, cudaStream_t stream)
 {
-    int dev = 0, sms = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    int P = conv_p(l), Q = conv_q(l), HW = l.H * l.W, RS = l.R * l.S, depth = l.C * RS;
-    float *x_nhwc = static_cast<float *>(d_work);
-    float *w_krsc = x_nhwc + (((size_t)l.N * l.C * HW + 63) & ~(size_t)63);
-    dim3 tb(TT, TR);
-    transpose_batched_kernel<<<dim3(blocks_for(HW, TT), blocks_for(l.C, TT), l.N), tb, 0, stream>>>(
-        d_in, x_nhwc, l.C, HW);
-    transpose_batched_kernel<<<dim3(blocks_for(RS, TT), blocks_for(l.C, TT), l.K), tb, 0, stream>>>(
-        d_filter, w_krsc, l.C, RS);
-    nhwc_stepping_source src;
-    static_cast<nhwc_source &>(src) = nhwc_source{x_nhwc, l, P, Q, l.N * P * Q};
-    long long blocks = (long long)blocks_for(src.ncol, BN) * blocks_for(l.K, BM);
-    int splits = blocks < 2LL * sms ? (int)((2LL * sms + blocks - 1) / blocks) : 1;
-    int per_split = (depth + splits - 1) / splits;
-    per_split = per_split < 8 * BK ? 8 * BK : (per_split + BK - 1) / BK * BK;
-    splits = (depth + per_split - 1) / per_split;
-    if (splits > 1) {
-        cudaMemsetAsync(d_out, 0, (size_t)l.N * l.K * P * Q * sizeof(float), stream);
-        launch_gemm<nhwc_stepping_source, true, true>(l, splits, per_split, w_krsc, src, d_out, stream);
-    } else {
-        launch_gemm<nhwc_stepping_source, true, false>(l, 1, depth, w_krsc, src, d_out, stream);
-    }
-    return LAB_OK;
+    return run_nhwc<nhwc_stepping_source>(l, d_in, d_filter, d_out, d_work, stream);
 }
 
 /* A third candidate: lab 4's stage-7 layout for the same GEMM. Tiles 16 deep;
