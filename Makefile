@@ -39,7 +39,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -l
 # ---- the labs ------------------------------------------------------------------
 # number:folder:name of every lab that exists; the others are announced as not
 # available yet.
-LABS := 1:1-transpose:transpose 2:2-reduce:reduce 3:3-shuffle:shuffle 4:4-gemm:gemm
+LABS := 1:1-transpose:transpose 2:2-reduce:reduce 3:3-shuffle:shuffle 4:4-gemm:gemm 5:5-streams:streams 6:6-conv:conv
 ALL_LAB_NUMBERS := 1 2 3 4 5 6
 lab_num = $(word 1,$(subst :, ,$(1)))
 lab_dir = $(word 2,$(subst :, ,$(1)))
@@ -101,10 +101,9 @@ grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
 # The grader's reference operations (CUB, ...), one library per lab, loaded by
 # a grading child: the grader's own executable stays free of CUDA code.
 CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so build/ceilings/lab4.so build/ceilings/lab5.so build/ceilings/lab6.so
-# Lab 6's ceiling is cuDNN where it is installed (with the CUDA Toolkit or in
-# /usr/include), else cuBLAS SGEMM at the layer's GEMM shape.
+# Lab 6's ceiling is cuBLAS SGEMM at the layer's GEMM shape on every machine;
+# bench_conv shows cuDNN beside it where cuDNN is installed (not a dependency).
 CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
-CUDNN_FLAGS := $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H)) -lcudnn,-lcublas)
 build/ceilings/lab2.so: grader/ceilings/reduce.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
@@ -119,7 +118,7 @@ build/ceilings/lab5.so: grader/ceilings/streams.cu | check-nvcc
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
 build/ceilings/lab6.so: grader/ceilings/conv.cu | check-nvcc
 	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< $(CUDNN_FLAGS)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< -lcublas
 
 # ---- lab and solution libraries --------------------------------------------------
 # $(1) number, $(2) folder, $(3) name
@@ -144,20 +143,6 @@ $(addprefix lab,$(MISSING)):
 	@echo "make: lab $(subst lab,,$@) is not available yet (available: $(addprefix lab,$(AVAILABLE)))."
 	@exit 1
 
-# Labs written but not yet open to students (their speeds are still to be
-# measured on a GPU): `make test` compiles them so they keep building.
-WIP_LABS := 5:5-streams:streams 6:6-conv:conv
-WIP_LIBS := $(foreach l,$(WIP_LABS),build/wip/lab$(call lab_num,$(l)).so build/wip/solutions/lab$(call lab_num,$(l)).so)
-define WIP_RULES
-build/wip/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
-	@mkdir -p build/wip
-	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
-build/wip/solutions/lab$(1).so: solutions/$(2)/$(3).cu | check-nvcc
-	@mkdir -p build/wip/solutions
-	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
-endef
-$(foreach l,$(WIP_LABS),$(eval $(call WIP_RULES,$(call lab_num,$(l)),$(call lab_dir,$(l)),$(call lab_name,$(l)))))
-
 SOLUTION_LIBS := $(foreach l,$(LABS),build/solutions/lab$(call lab_num,$(l)).so)
 LAB_LIBS := $(foreach l,$(LABS),build/lab$(call lab_num,$(l)).so)
 
@@ -173,7 +158,7 @@ labs: $(LAB_LIBS) grade $(CEILING_LIBS)
 # Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
 build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	@mkdir -p build/adversarial
-	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS) $(WIP_LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
+	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
 build/adversarial/gemm_calls_cublas.so: ADVERSARIAL_LINK := -lcublas
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 
@@ -194,7 +179,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs (all of them take over ten
 # minutes on an H200); without a GPU it changes nothing.
-test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS) $(WIP_LIBS)
+test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
 	@TEST_LABS="$(TEST_LABS)" build/tests/run_tests
 
 # ---- coverage of the host code (gcovr) -----------------------------------------------

@@ -79,18 +79,14 @@ static double timeout_multiplier(void)
 
 static int file_exists(const char *path) { return access(path, R_OK) == 0; }
 
-/* A lab not open yet can be graded by the course's developers with
- * CUDA_LABS_WIP=1 (its libraries are in build/wip/, built by make test). */
 static int gradable(const lab_spec *spec)
 {
-    const char *wip = getenv("CUDA_LABS_WIP");
-    return spec->available || (wip && strcmp(wip, "1") == 0 && spec->n_stages > 0);
+    return spec->available && spec->n_stages > 0;
 }
 
 static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec, int solutions)
 {
-    snprintf(buf, n, "%s/build/%s%slab%d.so", root, spec->available ? "" : "wip/",
-             solutions ? "solutions/" : "", spec->number);
+    snprintf(buf, n, "%s/build/%slab%d.so", root, solutions ? "solutions/" : "", spec->number);
 }
 
 /* Did each stage use its technique? Read from the library's machine code
@@ -270,7 +266,7 @@ static void merge_result(const grade_run *run, int stage, int kind, TestResult *
     const lab_spec *spec = run->spec;
     test_record *t = &run->res->t[stage][kind];
     t->graded = 1;
-    char sz[64] = "";
+    char sz[128] = "";
     if (t->size >= 0)
         spec->size_text(t->size, sz, sizeof sz);
     double timeout = runner_stage_timeout(spec, stage, run->reps, run->quick) * timeout_multiplier();

@@ -64,7 +64,7 @@ int report_progress_text(char *buf, size_t n, const lab_spec *spec, const lab_re
             const test_record *t = rec(res, s, k);
             if (t->state != STATE_RUNNING)
                 continue;
-            char sz[64] = "";
+            char sz[128] = "";
             if (t->size >= 0 && t->size < spec->n_sizes) {
                 spec->size_text(t->size, sz + 2, sizeof sz - 2);
                 sz[0] = ',';

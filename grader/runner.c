@@ -431,7 +431,7 @@ static void correctness_body(grade_run *run, int stage)
         if (run->quick && spec->work(stage, size) > RUNNER_QUICK_WORK)
             continue;
         graded_sizes++;
-        char sz[64];
+        char sz[128];
         spec->size_text(size, sz, sizeof sz);
         check_outcome out = {V_NOT_RUN, ""};
         lab_ctx *ctx = NULL;
@@ -525,7 +525,7 @@ static void perf_body(grade_run *run, int stage)
     f[nf++].stage = -1; /* the ceiling */
 
     int size = spec->bench_size;
-    char sz[64];
+    char sz[128];
     spec->size_text(size, sz, sizeof sz);
     check_outcome out = {V_NOT_RUN, ""};
     lab_ctx *ctx = NULL;

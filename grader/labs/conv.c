@@ -7,10 +7,10 @@
  * come from one double-precision reference per layer, made once in the
  * parent (conv_ref.c, which also holds the tolerance and the judgement).
  *
- * Not yet available to students: the thresholds below are first figures
- * from one H200 run of the reference (make bench), and the reference is to be
- * tuned towards the issue's target (available = 0 keeps the lab out of
- * ./grade and make). */
+ * Thresholds: about 0.8 of the reference's ratios on an H200 (handout). The
+ * NHWC stage gains little on the timed layer (its split-K pays on deep,
+ * small layers, which are correctness sizes here): it must not be slower
+ * than stage 3 and must reach 20% of the ceiling. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@
 #include "conv_lab.h"
 #include "lab_util.h"
 
-#define CEILING "cuDNN FP32 (cuBLAS at the GEMM shape without cuDNN)"
+#define CEILING "cuBLAS SGEMM at the layer's GEMM shape"
 
 static const lab_stage conv_stages[] = {
     {"direct, one thread per output (given)", "conv_direct", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
@@ -44,7 +44,7 @@ static const lab_stage conv_stages[] = {
      "as the tiles are loaded: no im2col pass over memory. Work out (c, r, s) for a thread's "
      "rows once per tile and step it, instead of dividing for every element.",
      0, NULL},
-    {"NHWC, split-K", "conv_nhwc", 10, 10, 1.0, {3, -1}, 0,
+    {"NHWC, split-K", "conv_nhwc", 10, 10, 0.95, {3, -1}, 0,
      "Transpose the input to NHWC in d_work so that a thread's rows (r, s, c) are "
      "neighbouring channels (one 16-byte load); split the depth C R S over more blocks "
      "with atomicAdd when the output alone gives too few blocks to fill the GPU.",
@@ -283,7 +283,7 @@ const lab_spec lab_conv = {
     .number = 6,
     .name = "conv",
     .dir = "6-conv",
-    .available = 0, /* until the reference is tuned and the thresholds settled on a GPU */
+    .available = 1,
     .stages = conv_stages,
     .n_stages = N_STAGES,
     .n_sizes = 11,

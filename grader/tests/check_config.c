@@ -114,7 +114,8 @@ START_TEST(errors_name_the_line)
     ck_assert_ptr_nonnull(strstr(err, "test.cfg:3: expected lab.stage.key = value"));
     ck_assert_int_eq(parse_text("lab9.s3.min_speedup = 1\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "test.cfg:1: no such lab 'lab9'"));
-    ck_assert_int_eq(parse_text("lab5.s3.min_speedup = 1\n"), -1); /* not available yet */
+    ck_assert_int_eq(parse_text("lab5.s3.min_speedup = 1\n"), 0);
+    ck_assert_int_eq(parse_text("lab6.s4.min_ceiling = 0.3\n"), 0);
     ck_assert_int_eq(parse_text("lab1.s9.graded = no\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "lab1 has stages s0 to s5, not 's9'"));
     ck_assert_int_eq(parse_text("lab1.s3.min_speedup = fast\n"), -1);

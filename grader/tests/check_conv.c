@@ -212,7 +212,7 @@ START_TEST(spec_matches_the_layers)
     ck_assert_int_eq(lab_conv.n_stages, 5);
     ck_assert(lab_conv.stages[0].given);
     ck_assert(lab_conv.stages[4].min_ceiling > 0);
-    ck_assert_int_eq(lab_conv.available, 0); /* until tuned on a GPU */
+    ck_assert_int_eq(lab_conv.available, 1);
     char text[160];
     lab_conv.size_text(lab_conv.n_sizes - 1, text, sizeof text);
     ck_assert_str_eq(text, "deep and small: C = 2048, 7 x 7, K = 512 (N 1, C 2048, 7 x 7, K 512, "

@@ -17,7 +17,8 @@ START_TEST(find_by_any_name)
     ck_assert_ptr_null(lab_find(""));
     ck_assert_ptr_null(lab_find(NULL));
     ck_assert_int_eq(lab_find("lab4")->number, 4);
-    ck_assert_int_eq(lab_find("lab5")->available, 0);
+    for (int i = 0; i < lab_count; i++) /* all six are open */
+        ck_assert_int_eq(lab_table[i]->available, 1);
     ck_assert_int_eq(lab_count, 6);
 }
 END_TEST
@@ -72,6 +73,13 @@ START_TEST(stage_tables_are_sound)
         ck_assert(st->min_ceiling >= 0 && st->min_ceiling <= 1);
         if (st->min_ceiling > 0)
             ck_assert_int_gt(st->points_speed, 0);
+    }
+    /* Every size's words fit the 128 bytes the report and the messages give them. */
+    for (int z = 0; z < l->n_sizes; z++) {
+        char sz[256];
+        l->size_text(z, sz, sizeof sz);
+        ck_assert_msg(strlen(sz) > 0 && strlen(sz) < 128, "lab%d size %d: \"%s\"", l->number, z,
+                      sz);
     }
 }
 END_TEST
