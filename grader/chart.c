@@ -10,7 +10,7 @@
 
 #include "formats.h"
 
-#define WIDTH 840
+#define WIDTH 880
 #define LABEL_W 270
 #define PLOT_X0 (LABEL_W + 10)
 #define PLOT_W 420
