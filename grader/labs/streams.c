@@ -524,7 +524,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
             size_t i = full ? j : c->idx[j];
             double e = (double)A * x[i] + y[i];
             if (!(fabs(got[i] - e) <= 4 * u * (fabs((double)A * x[i]) + fabs(y[i])) + 1e-30)) {
-                if (!wrong++)
+                if (!wrong++ || i < bad) /* the sample is not in index order */
                     bad = i, want = e;
             }
         }
@@ -532,7 +532,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         for (size_t j = 0; j < c->n_idx; j++) {
             size_t i = c->idx[j];
             double tol = (2.0 * c->degree + 8) * u * c->scale[variant][j];
-            if (!(fabs(got[i] - c->exact[variant][j]) <= tol) && !wrong++)
+            if (!(fabs(got[i] - c->exact[variant][j]) <= tol) && (!wrong++ || i < bad))
                 bad = i, want = c->exact[variant][j];
         }
     }
