@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/stats.h"
 #include "json.h"
@@ -129,6 +130,52 @@ static void take_file(const json *doc, const char *student, class_stats *labs, F
     }
 }
 
+/* The students grader/batch recorded without a result file (their
+ * submission did not build, had no lab file, timed out): its
+ * <student>.status files with no <student>.json beside them. */
+static void without_results(const char *dir, FILE *out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char **lines = NULL;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_STUDENTS) {
+        size_t len = strlen(e->d_name);
+        if (len <= 7 || strcmp(e->d_name + len - 7, ".status") != 0)
+            continue;
+        char path[4096], line[512];
+        snprintf(path, sizeof path, "%s/%.*s.json", dir, (int)(len - 7), e->d_name);
+        if (access(path, F_OK) == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *status = read_file(path);
+        if (status)
+            status[strcspn(status, "\n")] = '\0';
+        snprintf(line, sizeof line, "  %.*s: %s\n", (int)(len - 7), e->d_name,
+                 status && status[0] ? status : "no status");
+        free(status);
+        char **more = realloc(lines, (size_t)(n + 1) * sizeof *more);
+        if (!more || !(more[n] = strdup(line))) {
+            lines = more ? more : lines;
+            break;
+        }
+        lines = more;
+        n++;
+    }
+    closedir(d);
+    if (n) {
+        qsort(lines, (size_t)n, sizeof *lines, by_name);
+        fprintf(out, "Without results (%d, from grader/batch; see their .log files):\n", n);
+    }
+    for (int i = 0; i < n; i++) {
+        fputs(lines[i], out);
+        free(lines[i]);
+    }
+    free(lines);
+}
+
 int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
 {
     DIR *d = opendir(dir);
@@ -181,6 +228,7 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
     fprintf(out, "Class analytics: %d result file%s read from %s", n_read, n_read == 1 ? "" : "s",
             dir);
     fprintf(out, n_bad ? ", %d could not be:\n%s" : "\n", n_bad, bad_text);
+    without_results(dir, out);
     for (int l = 0; l < MAX_LABS; l++) {
         class_stats *c = &labs[l];
         if (!c->students)

@@ -103,6 +103,16 @@ START_TEST(class_summary)
     FILE *f = fopen(path, "w");
     fputs("{\"labs\": [", f); /* cut short */
     fclose(f);
+    /* grader/batch's status files: erin's submission did not build (no
+     * JSON), alice's graded (her JSON is there, so she is not listed). */
+    snprintf(path, sizeof path, "%s/erin.status", dir);
+    f = fopen(path, "w");
+    fputs("build failed\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/alice.status", dir);
+    f = fopen(path, "w");
+    fputs("all passed\n", f);
+    fclose(f);
 
     char *text = NULL;
     size_t len = 0;
@@ -112,6 +122,9 @@ START_TEST(class_summary)
     fclose(out);
     ck_assert_ptr_nonnull(strstr(text, "3 result files read from"));
     ck_assert_ptr_nonnull(strstr(text, "dave.json: "));
+    ck_assert_ptr_nonnull(strstr(text, "Without results (1, from grader/batch; see their .log "
+                                       "files):\n  erin: build failed\n"));
+    ck_assert_ptr_null(strstr(text, "  alice: "));
     ck_assert_ptr_nonnull(strstr(text, "lab 1 (transpose), 3 students"));
     /* stage 3: all correct, all fast; speedups 2.5, 2.4, 9.0 -> median 2.5 */
     ck_assert_ptr_nonnull(strstr(text, "shared-memory tile                 3/3          3/3          2.50x"));
