@@ -133,71 +133,68 @@ static void take_file(const json *doc, const char *student, class_stats *labs, F
 /* The students grader/batch recorded without a result file (their
  * submission did not build, had no lab file, timed out): its
  * <student>.status files with no <student>.json beside them. */
-static void without_results(const char *dir, FILE *out)
+/* The names of the files in dir that end in suffix, sorted (at most
+ * MAX_STUDENTS); *names to free, each name too. The count, or -1 when the
+ * folder cannot be opened. */
+static int list_files(const char *dir, const char *suffix, char ***names)
 {
+    *names = NULL;
     DIR *d = opendir(dir);
     if (!d)
-        return;
-    char **lines = NULL;
+        return -1;
     int n = 0;
+    size_t sl = strlen(suffix);
     struct dirent *e;
     while ((e = readdir(d)) && n < MAX_STUDENTS) {
         size_t len = strlen(e->d_name);
-        if (len <= 7 || strcmp(e->d_name + len - 7, ".status") != 0)
+        if (len <= sl || strcmp(e->d_name + len - sl, suffix) != 0)
             continue;
-        char path[4096], line[512];
-        snprintf(path, sizeof path, "%s/%.*s.json", dir, (int)(len - 7), e->d_name);
-        if (access(path, F_OK) == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        char *status = read_file(path);
-        if (status)
-            status[strcspn(status, "\n")] = '\0';
-        snprintf(line, sizeof line, "  %.*s: %s\n", (int)(len - 7), e->d_name,
-                 status && status[0] ? status : "no status");
-        free(status);
-        char **more = realloc(lines, (size_t)(n + 1) * sizeof *more);
-        if (!more || !(more[n] = strdup(line))) {
-            lines = more ? more : lines;
+        char **more = realloc(*names, (size_t)(n + 1) * sizeof *more);
+        if (!more)
             break;
-        }
-        lines = more;
+        *names = more;
+        if (!(more[n] = strdup(e->d_name)))
+            break;
         n++;
     }
     closedir(d);
-    if (n) {
-        qsort(lines, (size_t)n, sizeof *lines, by_name);
-        fprintf(out, "Without results (%d, from grader/batch; see their .log files):\n", n);
-    }
+    if (n)
+        qsort(*names, (size_t)n, sizeof **names, by_name);
+    return n;
+}
+
+static void without_results(const char *dir, FILE *out)
+{
+    char **names;
+    int n = list_files(dir, ".status", &names), shown = 0;
     for (int i = 0; i < n; i++) {
-        fputs(lines[i], out);
-        free(lines[i]);
+        int len = (int)strlen(names[i]) - 7;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%.*s.json", dir, len, names[i]);
+        if (access(path, F_OK) != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            char *status = read_file(path);
+            if (status)
+                status[strcspn(status, "\n")] = '\0';
+            if (!shown++)
+                fprintf(out, "Without results (from grader/batch; see their .log files):\n");
+            fprintf(out, "  %.*s: %s\n", len, names[i],
+                    status && status[0] ? status : "no status");
+            free(status);
+        }
+        free(names[i]);
     }
-    free(lines);
+    free(names);
 }
 
 int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
+    char **names;
+    int n = list_files(dir, ".json", &names);
+    if (n < 0) {
         snprintf(err, errn, "cannot open the folder %s", dir);
         return -1;
     }
-    char **names = NULL;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < MAX_STUDENTS) {
-        size_t len = strlen(e->d_name);
-        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        char **more = realloc(names, (size_t)(n + 1) * sizeof *more);
-        if (!more)
-            break;
-        names = more;
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
 
     static class_stats labs[MAX_LABS];
     memset(labs, 0, sizeof labs);
