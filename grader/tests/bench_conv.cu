@@ -2,9 +2,10 @@
  * checked against the CPU reference and timed, next to cuDNN's fastest
  * float32 algorithm (tensor-op math off) when cuDNN is installed, in one
  * process. Effective TFLOP/s count 2 N K P Q C R S per call.
- * Three candidates for the reference are timed after the five stages, not yet
- * measured on a GPU: stepping instead of dividing in the gathers (3', 4'),
- * and lab 4's warp-tile layout with 16-deep tiles (3'').
+ * Four candidates for the reference are timed after the five stages:
+ * stepping instead of dividing in the gathers (3', 4') and lab 4's
+ * warp-tile layout with 16-deep tiles (3''), measured on the H200; and the
+ * tile's width chosen from how the blocks fill the GPU (3''', not yet).
  * make bench (GPU needed); build/bench_conv [reps] [first layer] [last layer]. */
 #include <algorithm>
 #include <cstdio>
@@ -231,6 +232,134 @@ extern "C" lab_status implicit_warp(conv_shape l, const float *d_in, const float
     return LAB_OK;
 }
 
+/* A fourth candidate: the reference's kernel with the tile's width (its
+ * columns, j = (n, p, q)) chosen per layer from how the blocks fill the GPU.
+ * With 2 blocks per SM there are 2 x SMs slots; a launch takes as many waves
+ * as it fills, and a wave lasts as long as one block, which grows with the
+ * tile's width. The 3 x 3, C = K = 128 layer makes 196 blocks of 128 x 128:
+ * one wave of 264 slots, a quarter of them idle. Tiles 96 wide make 262
+ * blocks, 25% shorter, that fill the wave. Each thread then owns 8 x 6
+ * outputs (read from shared memory as float2), and 192 of the 256 threads
+ * load the X tile. */
+template <class Source, int BNW, int TNW>
+__global__ void __launch_bounds__(THREADS, 2)
+    wide_gemm_kernel(int M, int ncol, int depth, int PQ, const float *__restrict__ A, Source src,
+                     float *__restrict__ out)
+{
+    static_assert(BNW / TNW * (BM / TM) == THREADS && TNW % 2 == 0, "one 8 x TNW block per thread");
+    __shared__ __align__(16) float As[2][BK][BM]; /* A's tile transposed */
+    __shared__ __align__(16) float Bs[2][BK][BNW];
+    const int tid = threadIdx.x;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BNW;
+    const int trow = tid / (BNW / TNW), tcol = tid % (BNW / TNW);
+    const int a_r = tid / 2, a_c = (tid % 2) * 4;
+    const bool b_on = tid < BK * BNW / 4; /* the threads that load X */
+    const int b_c = Source::along_rows ? tid / 2 : tid % BNW;
+    const int b_r = Source::along_rows ? (tid % 2) * 4 : (tid / BNW) * 4;
+    const float *a_row = row0 + a_r < M ? A + (size_t)(row0 + a_r) * depth : nullptr;
+    const typename Source::column col = src.at(b_on ? col0 + b_c : ncol);
+    float a_reg[4], b_reg[4];
+    auto fetch = [&](int k0) {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            a_reg[i] = a_row && k0 + a_c + i < depth ? a_row[k0 + a_c + i] : 0.0f;
+        if (b_on)
+            src.rows(col, k0 + b_r, depth, b_reg);
+    };
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            As[buf][a_c + i][a_r] = a_reg[i];
+            if (b_on)
+                Bs[buf][b_r + i][b_c] = b_reg[i];
+        }
+    };
+    float acc[TM][TNW] = {{0.0f}};
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    int buf = 0;
+    for (int k0 = 0; k0 < depth; k0 += BK) {
+        const bool more = k0 + BK < depth;
+        if (more)
+            fetch(k0 + BK);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) {
+            float4 a0 = *reinterpret_cast<const float4 *>(&As[buf][kk][trow * TM]);
+            float4 a1 = *reinterpret_cast<const float4 *>(&As[buf][kk][trow * TM + 4]);
+            float a[TM] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            float b[TNW];
+#pragma unroll
+            for (int n = 0; n < TNW; n += 2) {
+                float2 v = *reinterpret_cast<const float2 *>(&Bs[buf][kk][tcol * TNW + n]);
+                b[n] = v.x, b[n + 1] = v.y;
+            }
+#pragma unroll
+            for (int m = 0; m < TM; m++)
+#pragma unroll
+                for (int n = 0; n < TNW; n++)
+                    acc[m][n] += a[m] * b[n];
+        }
+        if (more) {
+            stash(buf ^ 1);
+            buf ^= 1;
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int n = 0; n < TNW; n++) {
+        int j = col0 + tcol * TNW + n;
+        if (j >= ncol)
+            continue;
+#pragma unroll
+        for (int m = 0; m < TM; m++) {
+            int k = row0 + trow * TM + m;
+            if (k < M)
+                out[out_index(k, j, M, PQ)] = acc[m][n];
+        }
+    }
+}
+
+/* The width whose launch takes the least time, counted as waves x width. */
+static int tile_width_by_waves(int blocks_down, int ncol)
+{
+    static int sms;
+    if (sms == 0) {
+        int device = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+            sms = 16;
+    }
+    long long slots = 2LL * sms, best = -1;
+    int width = BN;
+    for (int w : {128, 96}) {
+        long long blocks = (long long)blocks_for(ncol, w) * blocks_down;
+        long long cost = (blocks + slots - 1) / slots * w;
+        if (best < 0 || cost < best)
+            best = cost, width = w;
+    }
+    return width;
+}
+
+extern "C" lab_status implicit_waves(conv_shape l, const float *d_in, const float *d_filter,
+                                     float *d_out, void *d_work, cudaStream_t stream)
+{
+    (void)d_work;
+    int P = conv_p(l), Q = conv_q(l), ncol = l.N * P * Q, depth = l.C * l.R * l.S;
+    nchw_stepping_source src;
+    static_cast<nchw_source &>(src) = nchw_source{d_in, l, P, Q, ncol};
+    int down = blocks_for(l.K, BM);
+    if (tile_width_by_waves(down, ncol) == 96)
+        wide_gemm_kernel<nchw_stepping_source, 96, 6>
+            <<<dim3(blocks_for(ncol, 96), down), THREADS, 0, stream>>>(l.K, ncol, depth, P * Q,
+                                                                      d_filter, src, d_out);
+    else
+        wide_gemm_kernel<nchw_stepping_source, 128, 8>
+            <<<dim3(blocks_for(ncol, 128), down), THREADS, 0, stream>>>(l.K, ncol, depth, P * Q,
+                                                                       d_filter, src, d_out);
+    return LAB_OK;
+}
+
 static const struct {
     const char *name;
     conv_fn fn;
@@ -241,6 +370,7 @@ static const struct {
     {"3' implicit GEMM, stepping (candidate)", implicit_stepping},
     {"4' NHWC, stepping (candidate)", nhwc_stepping},
     {"3'' implicit GEMM, warp tiles (candidate)", implicit_warp},
+    {"3''' implicit GEMM, tile width by waves (candidate)", implicit_waves},
 };
 
 #include "bench_timing.cuh"
@@ -352,11 +482,11 @@ int main(int argc, char **argv)
         float cg = cudnn_ms(h, l, x, w, y, reps, true, &best_gemm);
         if (cm > 0) {
             ceiling = tflop / (cm * 1e-3);
-            printf("  %-40s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest algorithm", cm,
+            printf("  %-52s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest algorithm", cm,
                    ceiling, best);
         }
         if (cg > 0)
-            printf("  %-40s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest GEMM algorithm",
+            printf("  %-52s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest GEMM algorithm",
                    cg, tflop / (cg * 1e-3), best_gemm);
 #endif
         for (auto &st : stages) {
@@ -364,7 +494,7 @@ int main(int argc, char **argv)
             lab_status ls = st.fn(l, x, w, y, work, 0);
             cudaError_t err = cudaDeviceSynchronize();
             if (ls != LAB_OK || err != cudaSuccess) {
-                printf("  %-40s status %d, %s\n", st.name, (int)ls, cudaGetErrorString(err));
+                printf("  %-52s status %d, %s\n", st.name, (int)ls, cudaGetErrorString(err));
                 failures++;
                 if (err != cudaSuccess)
                     return 1;
@@ -375,7 +505,7 @@ int main(int argc, char **argv)
             int v = conv_judge(&prob, exact.data(), scale.data(), got.data(), msg, sizeof msg);
             float ms = time_ms([&] { st.fn(l, x, w, y, work, 0); }, reps);
             double tf = tflop / (ms * 1e-3);
-            printf("  %-40s %8.3f ms  %6.2f TFLOP/s", st.name, ms, tf);
+            printf("  %-52s %8.3f ms  %6.2f TFLOP/s", st.name, ms, tf);
             if (ceiling > 0)
                 printf("  %5.1f%% of cuDNN", 100 * tf / ceiling);
             printf("  %s\n", v == V_PASS ? "correct" : msg);
