@@ -140,6 +140,18 @@ START_TEST(not_a_library)
 }
 END_TEST
 
+/* make with a lab that does not exist names the ones that do. */
+START_TEST(make_unknown_lab)
+{
+    char *argv[] = {"/bin/sh", "-c", "make --no-print-directory lab9", NULL};
+    ck_assert_int_eq(run_command(argv, NULL, out, sizeof out), 2);
+    HAS("make: there is no lab9: the labs are lab1 lab2 lab3 lab4 lab5 lab6");
+    char *bare[] = {"/bin/sh", "-c", "make --no-print-directory lab", NULL};
+    ck_assert_int_eq(run_command(bare, NULL, out, sizeof out), 2);
+    ck_assert_ptr_null(strstr(out, "lab.o"));
+}
+END_TEST
+
 /* make profile's explanations, from a stand-in for ncu that prints one
  * kernel's row as ncu's CSV does; and its word on counters that need admin
  * rights. */
@@ -599,6 +611,7 @@ Suite *make_grade_suite(void)
     tcase_add_test(tc, config_file);
     tcase_add_test(tc, from_recorded_results);
     tcase_add_test(tc, no_gpu_exits_77);
+    tcase_add_test(tc, make_unknown_lab);
     tcase_add_test(tc, profile_in_plain_words);
     tcase_add_test(tc, nothing_built_yet);
     tcase_add_test(tc, student_copy);
