@@ -1,10 +1,13 @@
 #define _GNU_SOURCE
 #include "proc.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,4 +53,51 @@ int run_command(char *const argv[], const char *const env[], char *out, size_t o
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+long proc_user_threads(unsigned uid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) /* it has ended since */
+            continue;
+        long threads = 0;
+        int mine = 0;
+        unsigned real;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "Uid: %u", &real) == 1)
+                mine = real == uid;
+            else
+                sscanf(line, "Threads: %ld", &threads);
+        }
+        fclose(f);
+        if (mine)
+            total += threads > 0 ? threads : 1;
+    }
+    closedir(d);
+    return total;
+}
+
+int proc_limit_threads(long headroom)
+{
+    long now = proc_user_threads((unsigned)getuid());
+    struct rlimit lim;
+    if (now < 0 || headroom < 0 || getrlimit(RLIMIT_NPROC, &lim) != 0)
+        return -1;
+    rlim_t want = (rlim_t)(now + headroom);
+    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur <= want)
+        return 0; /* already as tight */
+    if (lim.rlim_max != RLIM_INFINITY && want > lim.rlim_max)
+        want = lim.rlim_max;
+    lim.rlim_cur = want;
+    return setrlimit(RLIMIT_NPROC, &lim);
 }

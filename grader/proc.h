@@ -10,4 +10,14 @@
  * when the program could not be started. */
 int run_command(char *const argv[], const char *const env[], char *out, size_t outn);
 
+/* How many threads (processes count as one each) the user uid runs now, read
+ * from /proc; -1 when /proc cannot be read. */
+long proc_user_threads(unsigned uid);
+
+/* Caps the number of processes and threads this process's user may start
+ * from here on at what runs now plus headroom (RLIMIT_NPROC, which Linux
+ * counts over the whole user and does not apply to root). Never raises a
+ * limit. 0 when the limit is set, -1 when it could not be. */
+int proc_limit_threads(long headroom);
+
 #endif

@@ -1,6 +1,7 @@
 /* runner.c: the graded tests. Everything below test bodies runs in a forked
  * child (Check's fork mode); the parent only builds the suite. */
 #define _GNU_SOURCE
+#include "proc.h"
 #include "runner.h"
 
 #include <dlfcn.h>
@@ -142,6 +143,10 @@ static void limit_child(const lab_spec *spec, int stage, int kind)
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit fsize = {RUNNER_OUTPUT_CAP, RUNNER_OUTPUT_CAP};
     setrlimit(RLIMIT_FSIZE, &fsize);
+    /* A second guard behind the symbol check (which refuses fork, clone and
+     * thread creation by name): a library that reaches them anyway cannot
+     * flood the machine. Where /proc is missing, no limit. */
+    proc_limit_threads(RUNNER_THREAD_HEADROOM);
 }
 
 static void child_start(grade_run *run, test_record *rec, child_env *env, int stage, int kind)

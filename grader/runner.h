@@ -39,6 +39,11 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
 /* Student output: each test's stdout and stderr go to their own file in this
  * folder, cut at RUNNER_OUTPUT_CAP bytes (a file-size limit in the child). */
 #define RUNNER_OUTPUT_CAP 65536
+
+/* A grading child may start this many processes and threads beyond what its
+ * user runs when it starts (RLIMIT_NPROC): plenty for CUDA's own threads,
+ * few enough to stop a fork bomb early. Root is not held to it. */
+#define RUNNER_THREAD_HEADROOM 1024
 void runner_set_output_dir(const char *dir);
 /* The output file of one test. */
 void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, int kind);

@@ -6,10 +6,12 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,6 +139,48 @@ START_TEST(not_a_library)
 {
     ck_assert_int_eq(grade(NULL, "lab1", "--lib", "Makefile", NULL), 1);
     HAS("is not a 64-bit little-endian ELF file");
+}
+END_TEST
+
+/* The grading child's cap on processes and threads: set from what the user
+ * runs now, and enforced (here as user nobody when the tests run as root,
+ * since Linux does not hold root to it): a fork bomb stops after a few. */
+START_TEST(thread_limit_stops_a_fork_bomb)
+{
+    ck_assert_int_ge(proc_user_threads((unsigned)getuid()), 1);
+    ck_assert_int_eq(proc_user_threads(4000000000u), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (getuid() == 0 && setuid(65534) != 0)
+            _exit(3);
+        long before = proc_user_threads((unsigned)getuid());
+        struct rlimit lim;
+        if (proc_limit_threads(8) != 0 || getrlimit(RLIMIT_NPROC, &lim) != 0 ||
+            lim.rlim_cur != (rlim_t)(before + 8))
+            _exit(4);
+        pid_t kids[64];
+        int started = 0;
+        for (; started < 64; started++) {
+            pid_t k = fork();
+            if (k == 0) {
+                pause();
+                _exit(0);
+            }
+            if (k < 0)
+                break;
+            kids[started] = k;
+        }
+        for (int i = 0; i < started; i++)
+            kill(kids[i], SIGKILL);
+        while (wait(NULL) > 0)
+            ;
+        _exit(started >= 1 && started <= 8 ? 0 : 5);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_msg(WEXITSTATUS(status) == 0, "the child exited %d", WEXITSTATUS(status));
 }
 END_TEST
 
@@ -612,6 +656,7 @@ Suite *make_grade_suite(void)
     tcase_add_test(tc, from_recorded_results);
     tcase_add_test(tc, no_gpu_exits_77);
     tcase_add_test(tc, make_unknown_lab);
+    tcase_add_test(tc, thread_limit_stops_a_fork_bomb);
     tcase_add_test(tc, profile_in_plain_words);
     tcase_add_test(tc, nothing_built_yet);
     tcase_add_test(tc, student_copy);
