@@ -210,10 +210,10 @@ coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARI
 build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
-build/bench_reduce: grader/tests/bench_reduce.cu solutions/2-reduce/reduce.cu | check-nvcc
+build/bench_reduce: grader/tests/bench_reduce.cu grader/tests/bench_timing.cuh solutions/2-reduce/reduce.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/2-reduce -o $@ $<
-build/bench_shuffle: grader/tests/bench_shuffle.cu solutions/3-shuffle/shuffle.cu | check-nvcc
+build/bench_shuffle: grader/tests/bench_shuffle.cu grader/tests/bench_timing.cuh solutions/3-shuffle/shuffle.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/3-shuffle -o $@ $<
 .PHONY: bench

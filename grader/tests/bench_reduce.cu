@@ -9,6 +9,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "../../solutions/2-reduce/reduce.cu"
+#include "bench_timing.cuh"
 
 template <unsigned BLOCK, unsigned UNROLL>
 static void run_many(const float *d_in, size_t n, float *d_out, float *d_work, int per_sm,
@@ -44,31 +45,6 @@ __global__ void branch_kernel(const float *__restrict__ in, float *__restrict__ 
     out[i] = x;
 }
 
-static float median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <typename F>
-static float time_it(F f, int reps)
-{
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    std::vector<float> ms;
-    for (int r = -3; r < reps; r++) {
-        cudaEventRecord(a);
-        f();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float t;
-        cudaEventElapsedTime(&t, a, b);
-        if (r >= 0)
-            ms.push_back(t);
-    }
-    return median(ms);
-}
 
 int main(int argc, char **argv)
 {
@@ -87,11 +63,11 @@ int main(int argc, char **argv)
     void *d_temp;
     cudaMalloc(&d_temp, temp);
     double gb = n * 4.0 / 1e9;
-    float cub_ms = time_it([&] { cub::DeviceReduce::Sum(d_temp, temp, d_in, d_out, (int64_t)n); }, reps);
+    float cub_ms = time_median_ms([&] { cub::DeviceReduce::Sum(d_temp, temp, d_in, d_out, (int64_t)n); }, reps);
     printf("n = %zu: CUB %.4f ms = %.0f GB/s\n", n, cub_ms, gb / cub_ms * 1e3);
 #define TRY(B, U, P)                                                                            \
     do {                                                                                        \
-        float ms = time_it([&] { run_many<B, U>(d_in, n, d_out, d_work, P, 0); }, reps);       \
+        float ms = time_median_ms([&] { run_many<B, U>(d_in, n, d_out, d_work, P, 0); }, reps);       \
         printf("  block %4d unroll %d blocks/SM %2d: %.4f ms = %5.0f GB/s = %5.1f%% of CUB\n", \
                B, U, P, ms, gb / ms * 1e3, 100.0 * cub_ms / ms);                               \
     } while (0)
@@ -103,7 +79,7 @@ int main(int argc, char **argv)
                        reduce_first_add, reduce_unroll_warp, reduce_unroll_all, reduce_many};
     float prev = 0;
     for (int s = 0; s < 8; s++) {
-        float ms = time_it([&] { fns[s](d_in, n, d_out, d_work, 0); }, s == 0 ? 5 : reps);
+        float ms = time_median_ms([&] { fns[s](d_in, n, d_out, d_work, 0); }, s == 0 ? 5 : reps);
         printf("stage %d %-16s %.4f ms = %5.0f GB/s = %5.1f%% of CUB, %.2fx over the stage before\n",
                s, names[s], ms, gb / ms * 1e3, 100.0 * cub_ms / ms, prev > 0 ? prev / ms : 0.0);
         prev = ms;
@@ -114,8 +90,8 @@ int main(int argc, char **argv)
         float *d_o;
         cudaMalloc(&d_o, m * 4);
         for (int per_warp = 0; per_warp < 2; per_warp++) {
-            float a = time_it([&] { branch_kernel<1><<<m / 256, 256>>>(d_in, d_o, per_warp); }, reps);
-            float b = time_it([&] { branch_kernel<256><<<m / 256, 256>>>(d_in, d_o, per_warp); }, reps);
+            float a = time_median_ms([&] { branch_kernel<1><<<m / 256, 256>>>(d_in, d_o, per_warp); }, reps);
+            float b = time_median_ms([&] { branch_kernel<256><<<m / 256, 256>>>(d_in, d_o, per_warp); }, reps);
             printf("branch on %-18s 1 step: %.4f ms   256 steps: %.4f ms\n",
                    per_warp ? "(tid / 32) % 2" : "tid % 2", a, b);
         }

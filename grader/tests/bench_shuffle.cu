@@ -9,31 +9,12 @@
 #include <cub/device/device_select.cuh>
 
 #include "../../solutions/3-shuffle/shuffle.cu"
+#include "bench_timing.cuh"
 
 struct keep_positive {
     __host__ __device__ bool operator()(int x) const { return x > 0; }
 };
 
-template <typename F>
-static float time_it(F f, int reps)
-{
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    std::vector<float> ms;
-    for (int r = -3; r < reps; r++) {
-        cudaEventRecord(a);
-        f();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float t;
-        cudaEventElapsedTime(&t, a, b);
-        if (r >= 0)
-            ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 template <int R>
 static void lookback(const int *in, size_t n, int *out, void *work)
@@ -73,22 +54,22 @@ int main(int argc, char **argv)
     void *d_temp;
     cudaMalloc(&d_temp, std::max(t1, t2));
     double scan_gb = 8.0 * n / 1e9, read_gb = 4.0 * n / 1e9;
-    float cub_scan = time_it([&] { cub::DeviceScan::InclusiveSum(d_temp, t1, d_in, d_out, (int64_t)n); }, reps);
-    float cub_select = time_it([&] { cub::DeviceSelect::If(d_temp, t2, d_in, d_out, d_count, (int64_t)n, keep_positive()); }, reps);
+    float cub_scan = time_median_ms([&] { cub::DeviceScan::InclusiveSum(d_temp, t1, d_in, d_out, (int64_t)n); }, reps);
+    float cub_select = time_median_ms([&] { cub::DeviceSelect::If(d_temp, t2, d_in, d_out, d_count, (int64_t)n, keep_positive()); }, reps);
     printf("n = %zu: CUB scan %.4f ms = %.0f GB/s; CUB select %.4f ms = %.0f GB/s (input)\n", n,
            cub_scan, scan_gb / cub_scan * 1e3, cub_select, read_gb / cub_select * 1e3);
-    float l4 = time_it([&] { lookback<4>(d_in, n, d_out, d_work); }, reps);
-    float l8 = time_it([&] { lookback<8>(d_in, n, d_out, d_work); }, reps);
+    float l4 = time_median_ms([&] { lookback<4>(d_in, n, d_out, d_work); }, reps);
+    float l8 = time_median_ms([&] { lookback<8>(d_in, n, d_out, d_work); }, reps);
     printf("look-back scan, 4 rounds: %.0f GB/s = %.1f%% of CUB; 8 rounds: %.0f GB/s = %.1f%%\n",
            scan_gb / l4 * 1e3, 100 * cub_scan / l4, scan_gb / l8 * 1e3, 100 * cub_scan / l8);
-    float c8 = time_it([&] { compact<8>(d_in, n, d_out, d_count, d_work); }, reps);
-    float c12 = time_it([&] { compact<12>(d_in, n, d_out, d_count, d_work); }, reps);
-    float c16 = time_it([&] { compact<16>(d_in, n, d_out, d_count, d_work); }, reps);
+    float c8 = time_median_ms([&] { compact<8>(d_in, n, d_out, d_count, d_work); }, reps);
+    float c12 = time_median_ms([&] { compact<12>(d_in, n, d_out, d_count, d_work); }, reps);
+    float c16 = time_median_ms([&] { compact<16>(d_in, n, d_out, d_count, d_work); }, reps);
     printf("compaction (%% of CUB): 8 rounds %.1f%%, 12 rounds %.1f%%, 16 rounds %.1f%% (197 registers: one block per SM)\n",
            100 * cub_select / c8, 100 * cub_select / c12, 100 * cub_select / c16);
-    float mp = time_it([&] { scan_multipass(d_in, n, d_out, d_work, 0); }, reps);
-    float ws = time_it([&] { scan_warp(d_in, n, d_out, d_work, 0); }, reps);
-    float bs = time_it([&] { scan_block(d_in, n, d_out, d_work, 0); }, reps);
+    float mp = time_median_ms([&] { scan_multipass(d_in, n, d_out, d_work, 0); }, reps);
+    float ws = time_median_ms([&] { scan_warp(d_in, n, d_out, d_work, 0); }, reps);
+    float bs = time_median_ms([&] { scan_block(d_in, n, d_out, d_work, 0); }, reps);
     printf("multi-pass %.0f GB/s, warp scan %.0f GB/s, block scan %.0f GB/s\n", scan_gb / mp * 1e3,
            scan_gb / ws * 1e3, scan_gb / bs * 1e3);
     cudaError_t e = cudaDeviceSynchronize();

@@ -1,7 +1,13 @@
-/* bench_timing.cuh: the timing of the benchmarks: the mean of reps calls of
- * f on the legacy default stream, after one untimed call, by CUDA events. */
+/* bench_timing.cuh: the timing of the benchmarks, by CUDA events on the
+ * legacy default stream: time_ms, the mean of reps calls of f after one
+ * untimed call; time_median_ms, the median of reps calls timed one by one
+ * after three untimed ones (for calls short enough that one slow call would
+ * move a mean). */
 #ifndef CUDA_LABS_BENCH_TIMING_CUH
 #define CUDA_LABS_BENCH_TIMING_CUH
+
+#include <algorithm>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -21,6 +27,28 @@ template <class F> static float time_ms(F f, int reps)
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     return ms / reps;
+}
+
+template <class F> static float time_median_ms(F f, int reps)
+{
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    std::vector<float> ms;
+    for (int r = -3; r < reps; r++) {
+        cudaEventRecord(a);
+        f();
+        cudaEventRecord(b);
+        cudaEventSynchronize(b);
+        float t = 0;
+        cudaEventElapsedTime(&t, a, b);
+        if (r >= 0)
+            ms.push_back(t);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
 }
 
 #endif
