@@ -69,6 +69,10 @@ typedef struct lab_spec {
      * stages run on streams of their own and wait for them), not CUDA
      * events on the grader's stream. */
     int host_timed;
+    /* A stage faster than this many times the ceiling is IMPOSSIBLE; 0 means
+     * 1.10 (10% for noise). More where the ceiling is a good library call and
+     * not a bound of the hardware (lab 6). */
+    double impossible_over;
     /* Techniques to look for in each stage's machine code; NULL: none. */
     const lab_technique *techniques;
     /* Host side, no CUDA. */
@@ -90,6 +94,12 @@ typedef struct lab_spec {
     int (*check)(lab_ctx *ctx, int stage, int variant, int full, check_outcome *out);
     void (*teardown)(lab_ctx *ctx);
 } lab_spec;
+
+/* How many times the ceiling a stage may run at before it is IMPOSSIBLE. */
+static inline double lab_impossible_over(const lab_spec *spec)
+{
+    return spec->impossible_over > 0 ? spec->impossible_over : 1.10;
+}
 
 /* The name of the ceiling stage s is measured against. */
 static inline const char *lab_ceiling_name(const lab_spec *spec, int s)

@@ -312,10 +312,11 @@ int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, i
         got_all += got;
         max_all += max;
         fprintf(f, "%s\n  {\"lab\": %d, \"name\": \"%s\", \"library\": \"%s\", \"unit\": \"%s\", "
-                   "\"ceiling\": \"%s\", \"score\": %d, \"max_score\": %d, \"stages\": [",
+                   "\"ceiling\": \"%s\", \"impossible_over\": %.2f, \"score\": %d, "
+                   "\"max_score\": %d, \"stages\": [",
                 l ? "," : "", spec->number, spec->name,
                 report_json_escape(libs ? libs[l] : "", esc, sizeof esc), spec->unit,
-                spec->ceiling_name, got, max);
+                spec->ceiling_name, lab_impossible_over(spec), got, max);
         int first = 1;
         for (int s = 0; s < spec->n_stages; s++) {
             const test_record *c = rec(&res[l], s, TEST_CORRECT);

@@ -44,7 +44,7 @@ static const lab_stage conv_stages[] = {
      "as the tiles are loaded: no im2col pass over memory. Work out (c, r, s) for a thread's "
      "rows once per tile and step it, instead of dividing for every element.",
      0, NULL},
-    {"NHWC, split-K", "conv_nhwc", 10, 10, 0.95, {3, -1}, 0,
+    {"NHWC, split-K", "conv_nhwc", 10, 10, 0.80, {3, -1}, 0,
      "Transpose the input to NHWC in d_work so that a thread's rows (r, s, c) are "
      "neighbouring channels (one 16-byte load); split the depth C R S over more blocks "
      "with atomicAdd when the output alone gives too few blocks to fill the GPU.",
@@ -295,6 +295,11 @@ const lab_spec lab_conv = {
     .reference_gpu = NULL,
     .reference_throughput = NULL,
     .floor_throughput = 0.01, /* TFLOP/s: the direct stage 0 on a slow GPU */
+    /* cuBLAS at the layer's GEMM shape is a yardstick, not a bound: on the
+     * H200 the reference's stage 3 runs at 93-110% of it, cuDNN's FFT and
+     * Winograd algorithms at 2.0-2.3 times it (they do fewer multiplications),
+     * and the FP32 peak is 1.9-2.5 times it. */
+    .impossible_over = 2.5,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

@@ -11,6 +11,7 @@
 #include "tests.h"
 
 extern const lab_spec lab_transpose;
+extern const lab_spec lab_conv;
 
 START_TEST(json_values)
 {
@@ -60,6 +61,8 @@ START_TEST(json_reads_grader_output)
     json *j = json_parse(text, err, sizeof err);
     ck_assert_msg(j != NULL, "%s", err);
     ck_assert_double_eq(json_number(json_get(j, "score"), -1), 40);
+    ck_assert_double_eq_tol(json_number(json_get(&json_get(j, "labs")->items[0], "impossible_over"), 0),
+                            1.10, 1e-9);
     const json *stages = json_get(&json_get(j, "labs")->items[0], "stages");
     ck_assert_int_eq(stages->n, 5);
     const json *s3 = &stages->items[2];
@@ -79,6 +82,19 @@ static void write_student(const char *dir, const char *name, lab_results *res)
     const char *libs[] = {"lab1.so"};
     ck_assert_int_eq(report_json(f, specs, res, 1, NULL, 1, libs), 0);
     fclose(f);
+}
+
+/* What ./grade --analyze prints for the class folder dir (to free). */
+static char *class_report(const char *dir)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    char err[256];
+    ck_assert_msg(analytics_report(dir, out, err, sizeof err) == 0, "%s", err);
+    fclose(out);
+    return text;
 }
 
 START_TEST(class_summary)
@@ -114,12 +130,7 @@ START_TEST(class_summary)
     fputs("all passed\n", f);
     fclose(f);
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    char err[256];
-    ck_assert_int_eq(analytics_report(dir, out, err, sizeof err), 0);
-    fclose(out);
+    char *text = class_report(dir);
     ck_assert_ptr_nonnull(strstr(text, "3 result files read from"));
     ck_assert_ptr_nonnull(strstr(text, "dave.json: "));
     ck_assert_ptr_nonnull(strstr(text, "Without results (from grader/batch; see their .log files):\n"
@@ -137,8 +148,46 @@ START_TEST(class_summary)
     ck_assert_ptr_nonnull(strstr(text, "#"));
     free(text);
     ck_assert_int_eq(remove_tree(dir), 0);
+    char err[256];
     ck_assert_int_eq(analytics_report("/nonexistent-dir", stdout, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "cannot open the folder"));
+}
+END_TEST
+
+/* A lab whose ceiling is a yardstick, not a bound (lab 6: impossible_over
+ * 2.5 in its results) flags a stage only past that factor; results without
+ * the field keep the 10% rule. */
+START_TEST(flags_follow_the_lab_rule)
+{
+    ck_assert_double_eq(lab_impossible_over(&lab_transpose), 1.10);
+    ck_assert_double_eq(lab_impossible_over(&lab_conv), 2.5);
+    char dir[] = "/tmp/cudalabs-classXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    static const struct {
+        const char *name, *over;
+        int pct;
+    } students[] = {{"fay", ", \"impossible_over\": 2.50", 150},
+                    {"gus", ", \"impossible_over\": 2.50", 260},
+                    {"hal", "", 115}};
+    for (int i = 0; i < 3; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.json", dir, students[i].name);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f,
+                "{\"labs\": [{\"lab\": 6, \"name\": \"conv\", \"unit\": \"TFLOP/s\", "
+                "\"ceiling\": \"cuBLAS\"%s, \"stages\": [{\"stage\": 3, \"speed\": "
+                "{\"verdict\": \"PASS\", \"timing\": {\"throughput\": 30, \"pct_ceiling\": %d, "
+                "\"speedup\": 2}}}]}]}\n",
+                students[i].over, students[i].pct);
+        fclose(f);
+    }
+    char *text = class_report(dir);
+    ck_assert_ptr_null(strstr(text, "fay, lab 6"));
+    ck_assert_ptr_nonnull(strstr(text, "gus, lab 6 stage 3: 30 TFLOP/s is 260% of cuBLAS"));
+    ck_assert_ptr_nonnull(strstr(text, "hal, lab 6 stage 3: 30 TFLOP/s is 115% of cuBLAS"));
+    free(text);
+    ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
 
@@ -150,6 +199,7 @@ Suite *make_analytics_suite(void)
     tcase_add_test(tc, json_errors);
     tcase_add_test(tc, json_reads_grader_output);
     tcase_add_test(tc, class_summary);
+    tcase_add_test(tc, flags_follow_the_lab_rule);
     suite_add_tcase(s, tc);
     return s;
 }

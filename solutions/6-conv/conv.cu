@@ -135,12 +135,13 @@ extern "C" lab_status conv_direct_tiled(conv_shape l, const float *d_in, const f
 
 /* ------------------------------------------------------------------------ */
 /* Stages 2 to 4 share one GEMM kernel, lab 4's stage 6 design: a block of  */
-/* 256 threads computes 128 x 128 of the output matrix (rows: output        */
-/* channels k; columns: j = (n, p, q)), each thread 8 x 8 from registers, the */
-/* tiles 8 deep along C R S and double-buffered through registers. The A    */
-/* operand is the filter, [K][C R S] row-major (KCRS already is). What      */
-/* changes between the stages is where the B operand, X, comes from: a      */
-/* "source" object that, for one column j, returns rows of X.               */
+/* 256 threads computes 128 x BNW of the output matrix (rows: output        */
+/* channels k; columns: j = (n, p, q)), each thread 8 x BNW/16 from         */
+/* registers, the tiles 8 deep along C R S and double-buffered through      */
+/* registers. The A operand is the filter, [K][C R S] row-major (KCRS       */
+/* already is). What changes between the stages is where the B operand, X, */
+/* comes from: a "source" object that, for one column j, returns rows of X. */
+/* The tile's width BNW is 128 or 96, chosen per layer (tile_width below).  */
 /* ------------------------------------------------------------------------ */
 
 enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = 256 };
@@ -162,42 +163,59 @@ struct matrix_source {
     }
 };
 
-/* Stage 3: X gathered from the NCHW input; row = (c, r, s). */
+/* Stage 3: X gathered from the NCHW input; row = (c, r, s). Finding (c, r,
+ * s) from a row takes three divisions, as many as the 4 loads they serve
+ * cost. But a thread fetches its rows in order, BK apart: it keeps the next
+ * row's (c, r, s) in its column (registers) and steps it, dividing only when
+ * a fetch is not the one expected (the first one). */
 struct nchw_source {
     const float *x;
     conv_shape l;
     int P, Q, ncol;
     static constexpr bool along_rows = false;
     struct column {
-        const float *img; /* this image, channel 0 */
-        int ih0, iw0;     /* the window's top-left corner */
+        const float *img;           /* this image, channel 0 */
+        int ih0, iw0;               /* the window's top-left corner */
+        mutable int next, c, r, s;  /* the row expected next, and its (c, r, s) */
     };
     __device__ column at(int j) const
     {
         if (j >= ncol)
-            return {nullptr, 0, 0};
+            return {nullptr, 0, 0, -1, 0, 0, 0};
         int n = j / (P * Q), pq = j % (P * Q);
         return {x + (size_t)n * l.C * l.H * l.W, (pq / Q) * l.stride - l.pad,
-                (pq % Q) * l.stride - l.pad};
+                (pq % Q) * l.stride - l.pad, -1, 0, 0, 0};
+    }
+    /* One step to the next row: s, carrying into r and c. */
+    __device__ void step(int &c, int &r, int &s) const
+    {
+        if (++s == l.S) {
+            s = 0;
+            if (++r == l.R) {
+                r = 0;
+                c++;
+            }
+        }
     }
     __device__ void rows(const column &col, int row, int end, float v[4]) const
     {
-        int RS = l.R * l.S;
-        int c = row / RS, rs = row % RS, r = rs / l.S, s = rs % l.S;
+        if (row != col.next) {
+            int rs = row % (l.R * l.S);
+            col.c = row / (l.R * l.S), col.r = rs / l.S, col.s = rs % l.S;
+        }
+        int c = col.c, r = col.r, s = col.s;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             int ih = col.ih0 + r, iw = col.iw0 + s;
             v[i] = col.img && row + i < end && ih >= 0 && ih < l.H && iw >= 0 && iw < l.W
                        ? col.img[((size_t)c * l.H + ih) * l.W + iw]
                        : 0.0f;
-            if (++s == l.S) { /* next row: step s, carry into r and c */
-                s = 0;
-                if (++r == l.R) {
-                    r = 0;
-                    c++;
-                }
-            }
+            step(c, r, s);
         }
+#pragma unroll
+        for (int i = 4; i < BK; i++) /* on to row + BK, this thread's next fetch */
+            step(c, r, s);
+        col.next = row + BK, col.c = c, col.r = r, col.s = s;
     }
 };
 
@@ -251,7 +269,7 @@ struct nhwc_source {
 };
 
 /* The epilogue tile of stage 4: 32 rows of the block's 128 at a time. */
-enum { EPI_ROWS = 32, EPI_LD = BN + 4, SMEM_FLOATS = EPI_ROWS * EPI_LD /* >= 2 x 2 x BK x 128 */ };
+enum { EPI_ROWS = 32, SMEM_FLOATS = EPI_ROWS * (BN + 4) /* >= 2 x 2 x BK x 128 */ };
 
 /* out[n][k][p][q] for row k and column j = (n, p q) of the output matrix. */
 __device__ __forceinline__ size_t out_index(int k, int j, int K, int PQ)
@@ -261,44 +279,52 @@ __device__ __forceinline__ size_t out_index(int k, int j, int K, int PQ)
 }
 
 /* M = K output channels, ncol = N P Q, depth = C R S; A = filter [M][depth].
+ * The block's tile is BM x BNW; 16 x 16 threads, each TM x TNW outputs.
  * Block z covers depth [z * per_split, (z + 1) * per_split) and, when
  * ATOMIC, adds its partial sums to out (zeroed beforehand). SMEM_EPILOGUE:
  * the results go through shared memory so that a warp stores 32 neighbouring
  * outputs at a time. */
-template <class Source, bool SMEM_EPILOGUE, bool ATOMIC>
+template <class Source, int BNW, bool SMEM_EPILOGUE, bool ATOMIC>
 __global__ void __launch_bounds__(THREADS, 2)
     conv_gemm_kernel(int M, int ncol, int depth, int per_split, int PQ,
                      const float *__restrict__ A, Source src, float *__restrict__ out)
 {
+    constexpr int TNW = BNW / (THREADS / (BM / TM)); /* 8 for 128 wide, 6 for 96 */
+    constexpr int EPI_LD = BNW + 4;
+    static_assert(TNW % 2 == 0 && BM / TM * (BNW / TNW) == THREADS, "one 8 x TNW block per thread");
     __shared__ __align__(16) float smem[SMEM_FLOATS];
     float *As = smem;                /* [2][BK][BM], A's tile transposed */
-    float *Bs = smem + 2 * BK * BM;  /* [2][BK][BN] */
+    float *Bs = smem + 2 * BK * BM;  /* [2][BK][BNW] */
     const int tid = threadIdx.x;
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BNW;
     const int k_begin = blockIdx.z * per_split, k_end = min(depth, k_begin + per_split);
-    const int trow = tid / (BN / TN), tcol = tid % (BN / TN);
+    const int trow = tid / (BNW / TNW), tcol = tid % (BNW / TNW);
     /* What this thread loads: 4 neighbouring depths of A's row a_r, and 4
-     * rows of X's column b_c. */
+     * rows of X's column b_c. X's tile is BK x BNW: with BNW = 96 the first
+     * 192 threads load it. */
     const int a_r = tid / 2, a_c = (tid % 2) * 4;
-    const int b_c = Source::along_rows ? tid / 2 : tid % BN;
-    const int b_r = Source::along_rows ? (tid % 2) * 4 : (tid / BN) * 4;
+    const bool b_on = tid < BK * BNW / 4;
+    const int b_c = Source::along_rows ? tid / 2 : tid % BNW;
+    const int b_r = Source::along_rows ? (tid % 2) * 4 : (tid / BNW) * 4;
     const float *a_row = row0 + a_r < M ? A + (size_t)(row0 + a_r) * depth : nullptr;
-    const typename Source::column col = src.at(col0 + b_c);
+    const typename Source::column col = src.at(b_on ? col0 + b_c : ncol);
     float a_reg[4], b_reg[4];
     auto fetch = [&](int k0) {
 #pragma unroll
         for (int i = 0; i < 4; i++)
             a_reg[i] = a_row && k0 + a_c + i < k_end ? a_row[k0 + a_c + i] : 0.0f;
-        src.rows(col, k0 + b_r, k_end, b_reg);
+        if (b_on)
+            src.rows(col, k0 + b_r, k_end, b_reg);
     };
     auto stash = [&](int buf) {
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             As[(buf * BK + a_c + i) * BM + a_r] = a_reg[i];
-            Bs[(buf * BK + b_r + i) * BN + b_c] = b_reg[i];
+            if (b_on)
+                Bs[(buf * BK + b_r + i) * BNW + b_c] = b_reg[i];
         }
     };
-    float acc[TM][TN] = {{0.0f}};
+    float acc[TM][TNW] = {{0.0f}};
     fetch(k_begin);
     stash(0);
     __syncthreads();
@@ -310,15 +336,19 @@ __global__ void __launch_bounds__(THREADS, 2)
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
             const float *ap = &As[(buf * BK + kk) * BM + trow * TM];
-            const float *bp = &Bs[(buf * BK + kk) * BN + tcol * TN];
+            const float *bp = &Bs[(buf * BK + kk) * BNW + tcol * TNW];
             float4 a0 = *reinterpret_cast<const float4 *>(ap), a1 = *reinterpret_cast<const float4 *>(ap + 4);
-            float4 b0 = *reinterpret_cast<const float4 *>(bp), b1 = *reinterpret_cast<const float4 *>(bp + 4);
             float a[TM] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            float b[TN] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+            float b[TNW];
+#pragma unroll
+            for (int n = 0; n < TNW; n += 2) { /* 8-byte loads: 6 floats start 8-byte aligned */
+                float2 v = *reinterpret_cast<const float2 *>(bp + n);
+                b[n] = v.x, b[n + 1] = v.y;
+            }
 #pragma unroll
             for (int m = 0; m < TM; m++)
 #pragma unroll
-                for (int n = 0; n < TN; n++)
+                for (int n = 0; n < TNW; n++)
                     acc[m][n] += a[m] * b[n];
         }
         if (more) {
@@ -327,10 +357,10 @@ __global__ void __launch_bounds__(THREADS, 2)
         }
         __syncthreads();
     }
-    if constexpr (!SMEM_EPILOGUE) { /* each thread stores its 8 x 8 directly */
+    if constexpr (!SMEM_EPILOGUE) { /* each thread stores its 8 x TNW directly */
 #pragma unroll
-        for (int n = 0; n < TN; n++) {
-            int j = col0 + tcol * TN + n;
+        for (int n = 0; n < TNW; n++) {
+            int j = col0 + tcol * TNW + n;
             if (j >= ncol)
                 continue;
 #pragma unroll
@@ -347,29 +377,28 @@ __global__ void __launch_bounds__(THREADS, 2)
         }
     } else {
         /* Through shared memory, 32 rows at a time: the 4 rows of threads that own
-         * them write their values, then all 256 threads store the 32 x 128 tile with
+         * them write their values, then all 256 threads store the 32 x BNW tile with
          * neighbouring threads on neighbouring columns. The last barrier of the
          * main loop makes the tiles' space free. */
         for (int part = 0; part < BM / EPI_ROWS; part++) {
             if (trow * TM / EPI_ROWS == part) {
-                float *row = &smem[(trow * TM - part * EPI_ROWS) * EPI_LD + tcol * TN];
+                float *row = &smem[(trow * TM - part * EPI_ROWS) * EPI_LD + tcol * TNW];
 #pragma unroll
                 for (int m = 0; m < TM; m++)
 #pragma unroll
-                    for (int n = 0; n < TN; n += 4)
-                        *reinterpret_cast<float4 *>(&row[m * EPI_LD + n]) =
-                            make_float4(acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]);
+                    for (int n = 0; n < TNW; n += 2)
+                        *reinterpret_cast<float2 *>(&row[m * EPI_LD + n]) =
+                            make_float2(acc[m][n], acc[m][n + 1]);
             }
             __syncthreads();
-            const int j = col0 + tid % BN;
-            for (int r = tid / BN; r < EPI_ROWS; r += THREADS / BN) {
-                int k = row0 + part * EPI_ROWS + r;
+            for (int e = tid; e < EPI_ROWS * BNW; e += THREADS) {
+                int r = e / BNW, j = col0 + e % BNW, k = row0 + part * EPI_ROWS + r;
                 if (k < M && j < ncol) {
                     size_t o = out_index(k, j, M, PQ);
                     if (ATOMIC)
-                        atomicAdd(&out[o], smem[r * EPI_LD + tid % BN]);
+                        atomicAdd(&out[o], smem[r * EPI_LD + e % BNW]);
                     else
-                        out[o] = smem[r * EPI_LD + tid % BN];
+                        out[o] = smem[r * EPI_LD + e % BNW];
                 }
             }
             __syncthreads();
@@ -400,14 +429,52 @@ __global__ void im2col_kernel(conv_shape l, int P, int Q, const float *__restric
                  : 0.0f;
 }
 
+/* The SMs of this GPU, read once; 0 if the runtime cannot say. */
+static int sm_count()
+{
+    static int sms;
+    if (sms == 0) {
+        int device = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+            sms = 0;
+    }
+    return sms;
+}
+
+/* The tile's width, 128 or 96: the one whose launch ends first. Two blocks
+ * fit on an SM, so the GPU runs 2 x SMs blocks at a time (a "wave"), and a
+ * block's time grows with its width. The time of a launch is then about
+ * waves x width. The timed layer (3 x 3, C = K = 128) makes 196 blocks of
+ * 128 x 128: one wave of 264 places, a quarter of them idle. At 96 wide it
+ * makes 262 blocks, each a quarter shorter, that fill the wave. */
+static int tile_width(int blocks_down, int ncol)
+{
+    long long places = 2LL * (sm_count() > 0 ? sm_count() : 1), best = -1;
+    int width = BN;
+    for (int w : {128, 96}) {
+        long long blocks = (long long)blocks_for(ncol, w) * blocks_down;
+        long long cost = (blocks + places - 1) / places * w;
+        if (best < 0 || cost < best)
+            best = cost, width = w;
+    }
+    return width;
+}
+
 template <class Source, bool SMEM_EPILOGUE, bool ATOMIC>
 static void launch_gemm(conv_shape l, int splits, int per_split, const float *filter,
                         Source src, float *out, cudaStream_t stream)
 {
-    int ncol = l.N * conv_p(l) * conv_q(l);
-    dim3 grid(blocks_for(ncol, BN), blocks_for(l.K, BM), splits);
-    conv_gemm_kernel<Source, SMEM_EPILOGUE, ATOMIC><<<grid, THREADS, 0, stream>>>(
-        l.K, ncol, l.C * l.R * l.S, per_split, conv_p(l) * conv_q(l), filter, src, out);
+    int ncol = l.N * conv_p(l) * conv_q(l), down = blocks_for(l.K, BM);
+    int depth = l.C * l.R * l.S, PQ = conv_p(l) * conv_q(l);
+    if (tile_width(down * splits, ncol) == 96)
+        conv_gemm_kernel<Source, 96, SMEM_EPILOGUE, ATOMIC>
+            <<<dim3(blocks_for(ncol, 96), down, splits), THREADS, 0, stream>>>(
+                l.K, ncol, depth, per_split, PQ, filter, src, out);
+    else
+        conv_gemm_kernel<Source, 128, SMEM_EPILOGUE, ATOMIC>
+            <<<dim3(blocks_for(ncol, 128), down, splits), THREADS, 0, stream>>>(
+                l.K, ncol, depth, per_split, PQ, filter, src, out);
 }
 
 extern "C" lab_status conv_im2col_gemm(conv_shape l, const float *d_in, const float *d_filter,
@@ -444,7 +511,7 @@ extern "C" lab_status conv_implicit_gemm(conv_shape l, const float *d_in, const 
 /* image, [C][HW] -> [HW][C]: lab 1's padded-tile transpose) and the filter */
 /* to K x R x S x C, so that the GEMM's depth runs (r, s, c) and a thread's */
 /* 4 rows are 4 neighbouring channels: one 16-byte load. Layers whose output  */
-/* gives fewer blocks than twice the SMs split the depth over gridDim.z and */
+/* gives fewer blocks than there are SMs split the depth over gridDim.z and */
 /* add their partial sums with atomicAdd into the zeroed output (split-K).  */
 /* Results leave through shared memory (the epilogue above).                */
 /* ------------------------------------------------------------------------ */
@@ -474,13 +541,9 @@ template <class Source>
 static lab_status run_nhwc(conv_shape l, const float *d_in, const float *d_filter, float *d_out,
                            void *d_work, cudaStream_t stream)
 {
-    static int sms; /* SMs of this GPU, read on the first call */
-    if (sms == 0) {
-        int device = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-            return LAB_ERROR;
-    }
+    const int sms = sm_count();
+    if (sms == 0)
+        return LAB_ERROR;
     int P = conv_p(l), Q = conv_q(l), HW = l.H * l.W, RS = l.R * l.S, depth = l.C * RS;
     float *x_nhwc = static_cast<float *>(d_work);
     /* The filter's copy starts 256-byte aligned after the input's. */
@@ -494,9 +557,13 @@ static lab_status run_nhwc(conv_shape l, const float *d_in, const float *d_filte
 
     Source src;
     src.x = x_nhwc, src.l = l, src.P = P, src.Q = Q, src.ncol = l.N * P * Q;
-    long long blocks = (long long)blocks_for(src.ncol, BN) * blocks_for(l.K, BM);
+    /* Split only when some SMs would get no block at all (the deep and small
+     * layer: 4 blocks). Measured on the H200: a layer with one block per SM
+     * ran faster whole than split over two waves with atomics. */
+    const int down = blocks_for(l.K, BM);
+    long long blocks = (long long)blocks_for(src.ncol, tile_width(down, src.ncol)) * down;
     int splits = 1;
-    if (blocks < 2LL * sms) /* too few blocks: split the depth as well */
+    if (blocks < sms) /* fill two places per SM */
         splits = (int)((2LL * sms + blocks - 1) / blocks);
     int per_split = (depth + splits - 1) / splits;
     per_split = per_split < 8 * BK ? 8 * BK : (per_split + BK - 1) / BK * BK; /* >= 8 tiles each */
