@@ -31,6 +31,132 @@ static lab_status tensor_core_two_tiles(int M, int N, int K, float alpha, const 
     return LAB_OK;
 }
 
+/* ---- A candidate for stage 8, timed next to it (not yet run on a GPU) -----
+ * The reference's kernel, aligned path only (the sizes here are multiples of
+ * 128), with A's fragments loaded by ldmatrix instead of 4 scalar loads each.
+ * ldmatrix.x4 reads four 8 x 8 matrices of 16-bit elements, rows given by
+ * lanes 8i to 8i + 7 for matrix i, and hands lane (g, t) the 32-bit word t of
+ * row g of each. Seen as 32-bit elements, an 8 x 8 b16 matrix is 8 rows of 4
+ * TF32 values, so lane (g, t) gets A[g][t] of each 8 x 4 block: with the
+ * blocks (rows 0-7, cols 0-3), (8-15, 0-3), (0-7, 4-7), (8-15, 4-7) that is
+ * exactly the fragment a0..a3. One instruction instead of 4 per fragment;
+ * rows are 144 bytes apart, so the 8 rows of a matrix hit 8 different groups
+ * of 4 banks. B's fragment needs its 4 values from 4 different rows, which
+ * ldmatrix (without .trans, which works on 16-bit elements) cannot do. */
+__global__ void __launch_bounds__(THREADS8, 2)
+    ldmatrix_candidate_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
+                              const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+#ifdef HAS_TF32_MMA
+    constexpr int STAGES = 3;
+    extern __shared__ __align__(16) float smem_c[];
+    float *As = smem_c, *Bs = smem_c + STAGES * BM * LDA8;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int wrow = (warp / (BN / WT8)) * WT8, wcol = (warp % (BN / WT8)) * WT8;
+    /* The row and column (within a 16 x 8 slice) whose address this lane gives ldmatrix. */
+    const int lm_row = lane % 8 + ((lane / 8) % 2) * 8, lm_col = (lane / 16) * 4;
+    float acc[WT8 / 16][WT8 / 8][4] = {};
+    const int steps = (K + BK8 - 1) / BK8;
+
+    auto load_tiles = [&](int step) {
+        if (step < steps) {
+            int k0 = step * BK8;
+            float *as = As + (step % STAGES) * BM * LDA8, *bs = Bs + (step % STAGES) * BK8 * LDB8;
+#pragma unroll
+            for (int e = tid; e < BM * BK8 / 4; e += THREADS8) {
+                int r = e / (BK8 / 4), c = (e % (BK8 / 4)) * 4;
+                bool in = row0 + r < M && k0 + c < K;
+                copy16_async(&as[r * LDA8 + c], in ? A + (size_t)(row0 + r) * K + k0 + c : A,
+                             in ? 16 : 0);
+            }
+#pragma unroll
+            for (int e = tid; e < BK8 * BN / 4; e += THREADS8) {
+                int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+                bool in = k0 + r < K && col0 + c < N;
+                copy16_async(&bs[r * LDB8 + c], in ? B + (size_t)(k0 + r) * N + col0 + c : B,
+                             in ? 16 : 0);
+            }
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+    };
+
+    for (int s = 0; s < STAGES - 1; s++)
+        load_tiles(s);
+    for (int step = 0; step < steps; step++) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+        __syncthreads();
+        load_tiles(step + STAGES - 1);
+        const float *as = As + (step % STAGES) * BM * LDA8;
+        const float *bs = Bs + (step % STAGES) * BK8 * LDB8;
+#pragma unroll
+        for (int kk = 0; kk < BK8; kk += 8) {
+            unsigned a[WT8 / 16][4], b[WT8 / 8][2];
+#pragma unroll
+            for (int m = 0; m < WT8 / 16; m++) {
+                unsigned addr = (unsigned)__cvta_generic_to_shared(
+                    &as[(wrow + m * 16 + lm_row) * LDA8 + kk + lm_col]);
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(a[m][0]), "=r"(a[m][1]), "=r"(a[m][2]), "=r"(a[m][3])
+                             : "r"(addr));
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    a[m][i] += 0x1000u; /* rounded to TF32, as to_tf32 does */
+            }
+#pragma unroll
+            for (int n = 0; n < WT8 / 8; n++) {
+                const float *p = &bs[(kk + t) * LDB8 + wcol + n * 8 + g];
+                b[n][0] = to_tf32(p[0]);
+                b[n][1] = to_tf32(p[4 * LDB8]);
+            }
+#pragma unroll
+            for (int m = 0; m < WT8 / 16; m++)
+#pragma unroll
+                for (int n = 0; n < WT8 / 8; n++)
+                    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                                 : "+f"(acc[m][n][0]), "+f"(acc[m][n][1]), "+f"(acc[m][n][2]),
+                                   "+f"(acc[m][n][3])
+                                 : "r"(a[m][0]), "r"(a[m][1]), "r"(a[m][2]), "r"(a[m][3]),
+                                   "r"(b[n][0]), "r"(b[n][1]));
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < WT8 / 16; m++)
+#pragma unroll
+        for (int n = 0; n < WT8 / 8; n++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                int i = row0 + wrow + m * 16 + g + h * 8, j = col0 + wcol + n * 8 + 2 * t;
+                if (i < M && j < N)
+                    write_c(C, (size_t)i * N + j, acc[m][n][2 * h], alpha, beta);
+                if (i < M && j + 1 < N)
+                    write_c(C, (size_t)i * N + j + 1, acc[m][n][2 * h + 1], alpha, beta);
+            }
+#else
+    (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C;
+#endif
+}
+
+static lab_status ldmatrix_candidate(int M, int N, int K, float alpha, const float *d_A,
+                                     const float *d_B, float beta, float *d_C, cudaStream_t stream)
+{
+    static bool ready;
+    if (!ready) {
+        if (cudaFuncSetAttribute(ldmatrix_candidate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 3 * TILES8) != cudaSuccess)
+            return LAB_ERROR;
+        ready = true;
+    }
+    if (K % 4 || N % 4 || ((size_t)d_A | (size_t)d_B) % 16) /* the aligned path only */
+        return LAB_ERROR;
+    dim3 grid(blocks_for(N, BN), blocks_for(M, BM));
+    ldmatrix_candidate_kernel<<<grid, THREADS8, 3 * TILES8, stream>>>(M, N, K, alpha, d_A, d_B,
+                                                                     beta, d_C);
+    return LAB_OK;
+}
+
 static const struct {
     const char *name;
     gemm_fn fn;
@@ -40,6 +166,7 @@ static const struct {
     {"6 double buffering", gemm_double_buffer, 0}, {"7 warp tiling", gemm_warp_tile, 0},
     {"8 tensor cores (TF32)", gemm_tensor_core, 1},
     {"8 the same, two tiles in flight", tensor_core_two_tiles, 1},
+    {"8' ldmatrix for A (candidate)", ldmatrix_candidate, 1},
 };
 
 int main(int argc, char **argv)
