@@ -144,7 +144,7 @@ extern "C" lab_status conv_direct_tiled(conv_shape l, const float *d_in, const f
 /* The tile's width BNW is 128 or 96, chosen per layer (tile_width below).  */
 /* ------------------------------------------------------------------------ */
 
-enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = 256 };
+enum { BM = 128, BN = 128 /* the wider of the two widths */, BK = 8, TM = 8, THREADS = 256 };
 
 /* Stage 2: X is a matrix in memory, [C R S][N P Q] row-major. */
 struct matrix_source {
@@ -164,10 +164,10 @@ struct matrix_source {
 };
 
 /* Stage 3: X gathered from the NCHW input; row = (c, r, s). Finding (c, r,
- * s) from a row takes three divisions, as many as the 4 loads they serve
- * cost. But a thread fetches its rows in order, BK apart: it keeps the next
- * row's (c, r, s) in its column (registers) and steps it, dividing only when
- * a fetch is not the one expected (the first one). */
+ * s) from a row takes three integer divisions, which cost more than the 4
+ * loads they serve. But a thread fetches its rows in order, BK apart: it
+ * keeps the next row's (c, r, s) in its column (registers) and steps it,
+ * dividing only when a fetch is not the one expected (the first one). */
 struct nchw_source {
     const float *x;
     conv_shape l;
