@@ -158,9 +158,10 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
         }
         if (reference && spec->reference_throughput && spec->reference_throughput[s] > 0) {
             double x = PLOT_X0 + spec->reference_throughput[s] / axis * PLOT_W;
+            double v = spec->reference_throughput[s];
             fprintf(f, "<path d=\"M%.1f,%d l6,-6 l6,6 l-6,6 z\" fill=\"none\" stroke=\"#333\" "
-                       "stroke-width=\"1.5\"><title>reference: %.0f %s</title></path>\n",
-                    x - 6, by + BAR / 2, spec->reference_throughput[s], spec->unit);
+                       "stroke-width=\"1.5\"><title>reference: %.*f %s</title></path>\n",
+                    x - 6, by + BAR / 2, v < 10 ? 1 : 0, v, spec->unit); /* 0.5, 6.2, 1704 */
         }
     }
     if (ceiling > 0 && !several) {

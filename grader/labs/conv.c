@@ -279,6 +279,9 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The reference solution on an H200, TFLOP/s on the timed layer (handouts/6-conv.md). */
+static const double h200_reference[N_STAGES] = {1.9, 6.2, 13.9, 28.7, 26.2};
+
 const lab_spec lab_conv = {
     .number = 6,
     .name = "conv",
@@ -292,8 +295,8 @@ const lab_spec lab_conv = {
     .unit = "TFLOP/s",
     .ceiling_name = CEILING,
     .forbidden_calls = policy_stream_stage_rules,
-    .reference_gpu = NULL,
-    .reference_throughput = NULL,
+    .reference_gpu = "NVIDIA H200",
+    .reference_throughput = h200_reference,
     .floor_throughput = 0.01, /* TFLOP/s: the direct stage 0 on a slow GPU */
     /* cuBLAS at the layer's GEMM shape is a yardstick, not a bound: on the
      * H200 the reference's stage 3 runs at 93-110% of it, cuDNN's FFT and

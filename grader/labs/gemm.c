@@ -314,6 +314,9 @@ static const lab_technique gemm_techniques[] = {
     {-1, NULL, NULL},
 };
 
+/* The reference solution on an H200, TFLOP/s at 4096^3 (handouts/4-gemm.md). */
+static const double h200_reference[N_STAGES] = {0.50, 5.9, 8.7, 16.1, 29.9, 31.6, 37.6, 43.9, 132};
+
 const lab_spec lab_gemm = {
     .number = 4,
     .name = "gemm",
@@ -327,8 +330,8 @@ const lab_spec lab_gemm = {
     .unit = "TFLOP/s",
     .ceiling_name = CUBLAS,
     .forbidden_calls = policy_stream_stage_rules,
-    .reference_gpu = NULL,
-    .reference_throughput = NULL,
+    .reference_gpu = "NVIDIA H200",
+    .reference_throughput = h200_reference,
     .floor_throughput = 0.05, /* TFLOP/s: the naive stage 0 at 4096^3, on a slow GPU */
     .techniques = gemm_techniques,
     .size_text = size_text,

@@ -550,6 +550,9 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The reference solution on an H200, GB/s end to end (handouts/5-streams.md). */
+static const double h200_reference[N_STAGES] = {9, 53, 71, 72, 26, 46};
+
 const lab_spec lab_streams = {
     .number = 5,
     .name = "streams",
@@ -563,8 +566,8 @@ const lab_spec lab_streams = {
     .unit = "GB/s",
     .ceiling_name = CEILING,
     .forbidden_calls = policy_host_stage_rules,
-    .reference_gpu = NULL,
-    .reference_throughput = NULL,
+    .reference_gpu = "NVIDIA H200",
+    .reference_throughput = h200_reference,
     .floor_throughput = 0.5, /* GB/s: pageable copies on a slow host */
     .host_timed = 1,
     .size_text = size_text,

@@ -12,6 +12,7 @@
 #include "tests.h"
 
 extern const lab_spec lab_transpose;
+extern const lab_spec lab_gemm;
 
 static lab_results res;
 static devinfo dev;
@@ -89,6 +90,21 @@ START_TEST(chart_on_another_gpu)
 }
 END_TEST
 
+/* Lab 4 on an H200: the reference marks carry one decimal below 10 (the
+ * naive stage's 0.5 TFLOP/s must not read "0"). */
+static int gemm_chart_fn(FILE *f, const void *arg)
+{
+    (void)arg;
+    static lab_results g;
+    memset(&g, 0, sizeof g);
+    g.t[0][TEST_CORRECT] = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_PASS,
+                                         .timed = 1, .throughput = 0.49, .ceiling_throughput = 50};
+    g.t[8][TEST_CORRECT] = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_PASS};
+    g.t[8][TEST_PERF] = (test_record){.graded = 1, .state = STATE_FINISHED, .v = V_PASS,
+                                      .timed = 1, .throughput = 130, .ceiling_throughput = 300};
+    return chart_svg(f, &lab_gemm, &g, &dev);
+}
+
 START_TEST(chart_marks_the_reference_on_its_gpu)
 {
     setup_run("NVIDIA H200");
@@ -96,6 +112,10 @@ START_TEST(chart_marks_the_reference_on_its_gpu)
     ck_assert(xml_well_nested(svg));
     ck_assert_ptr_nonnull(strstr(svg, "reference solution"));
     ck_assert_ptr_nonnull(strstr(svg, "<title>reference: 1704 GB/s</title>"));
+    svg = render(gemm_chart_fn, NULL);
+    ck_assert(xml_well_nested(svg));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>reference: 0.5 TFLOP/s</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>reference: 132 TFLOP/s</title>"));
 }
 END_TEST
 
