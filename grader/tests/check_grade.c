@@ -211,6 +211,15 @@ START_TEST(profile_in_plain_words)
     HAS("shared-memory bank conflicts: 0.00 extra passes per load instruction, 7.50 per store "
         "(0 and 15728640 in all). Many: pad the tile");
     HAS("achieved occupancy: 88%");
+    /* The compute labs speak of the FMA pipe; lab 4's tensor-core stage says
+     * that pipe should be quiet. */
+    char *gemm7[] = {"grader/profile", "4", "7", NULL};
+    ck_assert_int_eq(run_command(gemm7, env, out, sizeof out), 0);
+    HAS("FMA pipe busy: 3% of the cycles. The arithmetic units wait");
+    ck_assert_ptr_null(strstr(out, "memory bandwidth in use"));
+    char *gemm8[] = {"grader/profile", "4", "8", NULL};
+    ck_assert_int_eq(run_command(gemm8, env, out, sizeof out), 0);
+    HAS("FMA pipe busy: 3% of the cycles. This stage should do its multiply-adds on the tensor cores");
     const char *perm[] = {"NCU=grader/tests/fake-ncu", "FAKE_NCU=perm", NULL};
     ck_assert_int_eq(run_command(argv, perm, out, sizeof out), 3);
     HAS("needs\nadministrator rights");
