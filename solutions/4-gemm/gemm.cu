@@ -547,14 +547,14 @@ extern "C" lab_status gemm_warp_tile(int M, int N, int K, float alpha, const flo
 /* mma.sync.m16n8k8: one warp multiplies a 16 x 8 tile of A by an 8 x 8 tile  */
 /* of B and adds the 16 x 8 product to its accumulators. Each lane holds a    */
 /* fixed part of each tile in registers (the "fragment" layout below, from    */
-/* the PTX manual), so the kernel loads fragments from shared memory itself. */
+/* the PTX manual), so the kernel loads fragments from shared memory itself.  */
 /*                                                                            */
 /* Block tile 128 x 128, 4 warps of 64 x 64 each (4 x 8 instructions per step */
-/* of 8 along K, 128 accumulators per lane). The tiles are 32 deep along K   */
+/* of 8 along K, 128 accumulators per lane). The tiles are 32 deep along K    */
 /* and copied with cp.async: global memory goes straight into shared memory   */
 /* without passing through registers. Three tiles are in flight: while the    */
-/* tensor cores work on one, the copies of the next two are on their way     */
-/* (two tiles on GPUs with less than 105 KiB of shared memory per block).    */
+/* tensor cores work on one, the copies of the next two are on their way      */
+/* (two tiles on GPUs where two blocks of 105 KiB do not fit on an SM).       */
 /* The inputs are rounded to TF32 (10-bit mantissa) as they enter the         */
 /* fragments; the sums stay in float32. The grader's bound for this stage     */
 /* allows for the rounding.                                                   */
@@ -740,14 +740,17 @@ extern "C" lab_status gemm_tensor_core(int M, int N, int K, float alpha, const f
 {
     static int major, stages; /* compute capability and set-up, done on the first call */
     if (major == 0) {
-        int device = 0, per_block = 0;
+        int device = 0, per_block = 0, per_sm = 0;
         if (cudaGetDevice(&device) != cudaSuccess ||
             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+            cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess)
             return LAB_ERROR;
-        /* Three tiles in flight where a block may have 105 KiB (A100, H100,
-         * H200), two where it may not (RTX 30 and 40 series: 99 KiB). */
-        stages = per_block >= 3 * TILES8 ? 3 : 2;
+        /* Three tiles in flight where two such blocks (105 KiB each, plus 1 KiB
+         * the system keeps per block) still fit on an SM: H100, H200 (228 KiB).
+         * Elsewhere two tiles, so that two blocks share an SM where they can
+         * (A100: 164 KiB) and one block fits at all (RTX 30 and 40: 99 KiB). */
+        stages = per_block >= 3 * TILES8 && per_sm >= 2 * (3 * TILES8 + 1024) ? 3 : 2;
         if (major >= 8 && !(stages == 3 ? tensor_core_setup<3>() : tensor_core_setup<2>()))
             return LAB_ERROR;
     }
