@@ -450,7 +450,8 @@ static int sm_count()
  * makes 262 blocks, each a quarter shorter, that fill the wave. */
 static int tile_width(int blocks_down, int ncol)
 {
-    long long places = 2LL * (sm_count() > 0 ? sm_count() : 1), best = -1;
+    const int sms = sm_count();
+    long long places = 2LL * (sms > 0 ? sms : 1), best = -1;
     int width = BN;
     for (int w : {128, 96}) {
         long long blocks = (long long)blocks_for(ncol, w) * blocks_down;
