@@ -77,6 +77,22 @@ static double timeout_multiplier(void)
     return v > 0 ? v : 1.0;
 }
 
+/* Check reads a few variables that would change what the grader runs or
+ * where it writes: CK_RUN_SUITE=grade-gpu, set for `make test`, would reach
+ * a ./grade started inside it and select none of the grader's own suites
+ * ("no test ran"). The grader decides these itself, so it drops them; only
+ * CK_TIMEOUT_MULTIPLIER (above) is honoured. */
+static void own_check_settings(void)
+{
+    static const char *const names[] = {
+        "CK_RUN_SUITE",     "CK_RUN_CASE",     "CK_INCLUDE_TAGS",      "CK_EXCLUDE_TAGS",
+        "CK_LOG_FILE_NAME", "CK_XML_LOG_FILE_NAME", "CK_TAP_LOG_FILE_NAME", "CK_FORK",
+        "CK_VERBOSITY",     "CK_DEFAULT_TIMEOUT",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        unsetenv(names[i]);
+}
+
 static int file_exists(const char *path) { return access(path, R_OK) == 0; }
 
 static int gradable(const lab_spec *spec)
@@ -741,6 +757,7 @@ static int grade_main(int argc, char **argv)
             srunner_add_suite(sr, s);
     }
     srunner_set_fork_status(sr, CK_FORK);
+    own_check_settings();
     char out_dir[] = "/tmp/cudalabs-output-XXXXXX";
     if (mkdtemp(out_dir))
         runner_set_output_dir(out_dir);
