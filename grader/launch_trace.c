@@ -94,6 +94,19 @@ static void note_launch(cudaKernel_t kernel)
         launched[n_launched++] = kernel;
 }
 
+/* Both entry points below note the kernel and pass the launch on to the
+ * runtime's own function of the same name, found once. */
+static cudaError_t forward_launch(launch_fn *real, const char *name, cudaKernel_t kernel, dim3 grid,
+                                  dim3 block, void **args, size_t shared_bytes, cudaStream_t stream)
+{
+    if (!*real) {
+        void *sym = real_symbol(name);
+        memcpy(real, &sym, sizeof *real);
+    }
+    note_launch(kernel);
+    return *real ? (*real)(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+}
+
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
                                size_t shared_bytes, cudaStream_t stream);
 
@@ -101,12 +114,8 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void 
                                size_t shared_bytes, cudaStream_t stream)
 {
     static launch_fn real;
-    if (!real) {
-        void *sym = real_symbol("__cudaLaunchKernel");
-        memcpy(&real, &sym, sizeof real);
-    }
-    note_launch(kernel);
-    return real ? real(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    return forward_launch(&real, "__cudaLaunchKernel", kernel, grid, block, args, shared_bytes,
+                          stream);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
@@ -116,12 +125,8 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, 
                                     size_t shared_bytes, cudaStream_t stream)
 {
     static launch_fn real;
-    if (!real) {
-        void *sym = real_symbol("__cudaLaunchKernel_ptsz");
-        memcpy(&real, &sym, sizeof real);
-    }
-    note_launch(kernel);
-    return real ? real(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    return forward_launch(&real, "__cudaLaunchKernel_ptsz", kernel, grid, block, args,
+                          shared_bytes, stream);
 }
 
 int launch_trace_kernel_count(void)
