@@ -48,9 +48,9 @@ lab_name = $(word 3,$(subst :, ,$(1)))
 AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 
 # ---- sources ---------------------------------------------------------------------
-COMMON_SRC := common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
+COMMON_SRC := common/par.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/verdict.c \
+              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/verdict.c grader/timings.c \
               grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
@@ -222,7 +222,7 @@ build/bench_gemm: grader/tests/bench_gemm.cu grader/tests/bench_timing.cuh solut
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/4-gemm -o $@ $< -lcublas
 # Lab 6 (not open yet): every layer, every stage, checked and timed next to cuDNN.
-build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/rng.o | check-nvcc
+build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/par.o $(OBJ)/common/rng.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/6-conv $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H))) -o $@ $< $(filter %.o,$^) $(if $(CUDNN_H),-lcudnn) -lpthread
 # Lab 5 (not open yet): every stage host to host, next to the measured bounds.

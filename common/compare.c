@@ -1,7 +1,7 @@
 #include "compare.h"
+#include "par.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
 
 int compare_is_unwritten(float x)
@@ -46,46 +46,23 @@ int compare_floats(const float *expected, const float *got, size_t n, double ato
 
 /* Large buffers are compared by several threads, one slice each: the grader
  * checks a 256 MB output after every timed call. */
-#define COMPARE_THREADS 8
-#define COMPARE_PARALLEL_MIN ((size_t)16 << 20)
+#define COMPARE_GRAIN ((size_t)4 << 20)
 
-typedef struct slice {
+typedef struct pair {
     const unsigned char *a, *b;
-    size_t n;
-    int differs;
-} slice;
+} pair;
 
-static void *compare_slice(void *arg)
+static int compare_slice(void *ctx, size_t begin, size_t end)
 {
-    slice *s = arg;
-    s->differs = memcmp(s->a, s->b, s->n) != 0;
-    return NULL;
+    const pair *p = ctx;
+    return memcmp(p->a + begin, p->b + begin, end - begin) != 0;
 }
 
 /* 1 when the buffers differ, 0 when equal. */
 static int buffers_differ(const unsigned char *a, const unsigned char *b, size_t n)
 {
-    if (n < COMPARE_PARALLEL_MIN)
-        return memcmp(a, b, n) != 0;
-    slice s[COMPARE_THREADS];
-    pthread_t t[COMPARE_THREADS];
-    int started[COMPARE_THREADS] = {0};
-    size_t step = (n / COMPARE_THREADS + 63) & ~(size_t)63;
-    for (int i = 0; i < COMPARE_THREADS; i++) {
-        size_t off = (size_t)i * step < n ? (size_t)i * step : n;
-        size_t len = off + step < n ? step : n - off;
-        s[i] = (slice){a + off, b + off, len, 0};
-        started[i] = pthread_create(&t[i], NULL, compare_slice, &s[i]) == 0;
-        if (!started[i])
-            compare_slice(&s[i]); /* no thread to be had: do it here */
-    }
-    int differs = 0;
-    for (int i = 0; i < COMPARE_THREADS; i++) {
-        if (started[i])
-            pthread_join(t[i], NULL);
-        differs |= s[i].differs;
-    }
-    return differs;
+    pair p = {a, b};
+    return par_for(n, COMPARE_GRAIN, compare_slice, &p);
 }
 
 long long compare_first_diff_word(const void *a, const void *b, size_t n)

@@ -33,6 +33,7 @@
 #include "report.h"
 #include "results.h"
 #include "runner.h"
+#include "timings.h"
 
 enum { EXIT_ALL_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 77 };
 
@@ -722,7 +723,9 @@ static int grade_main(int argc, char **argv)
            (unsigned long long)o.seed, (unsigned long long)o.seed);
 
     /* Inputs and expected outputs, made once here (no CUDA) for all children. */
-    for (int i = 0; i < n; i++)
+    static double before[OPT_MAX_LABS][TM_COUNT];
+    for (int i = 0; i < n; i++) {
+        tm_start(TM_INPUTS);
         for (int size = 0; specs[i]->pregenerate && size < specs[i]->n_sizes; size++)
             if (specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
                                       size == specs[i]->bench_size ? 2 : 1) != 0) {
@@ -730,12 +733,16 @@ static int grade_main(int argc, char **argv)
                         specs[i]->number);
                 return EXIT_FAILED;
             }
+        tm_totals(before[i]);
+    }
 
     lab_results *res = results_map(n);
     if (!res) {
         say(stderr, "grade: cannot map the results page: %s\n", strerror(errno));
         return EXIT_FAILED;
     }
+    for (int i = 0; i < n; i++)
+        memcpy(res[i].parent_tm, before[i], sizeof before[i]);
     static grade_run runs[OPT_MAX_LABS];
     SRunner *sr = NULL;
     for (int i = 0; i < n; i++) {
@@ -767,6 +774,7 @@ static int grade_main(int argc, char **argv)
         fflush(stdout);
     }
     progress_start(runs, n);
+    runner_start_clock();
     srunner_run_all(sr, CK_SILENT);
     progress_stop();
 
@@ -776,16 +784,20 @@ static int grade_main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char *techniques = NULL;
         int k = specs[i]->number - 1;
+        double t0 = tm_now();
         sanitizer_check(specs[i], &res[i], libs[i], k >= 0 && k < 16 ? effective_sanitizer[k] : NULL,
                         o.seed);
         technique_check(specs[i], &res[i], libs[i],
                         k >= 0 && k < 16 ? effective_technique[k] : NULL, &techniques);
+        res[i].after_wall = tm_now() - t0;
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
         report_table(stdout, specs[i], &res[i]);
         report_failures(stdout, specs[i], &res[i], o.seed, o.solutions, o.lib);
         if (techniques)
             fputs(techniques, stdout);
         free(techniques);
+        if (o.timings)
+            report_timings(stdout, specs[i], &res[i]);
         int got, max;
         report_score(specs[i], &res[i], &got, &max);
         got_all += got;

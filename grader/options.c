@@ -69,6 +69,8 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
             o->list = 1;
         } else if (strcmp(a, "--solutions") == 0) {
             o->solutions = 1;
+        } else if (strcmp(a, "--timings") == 0) {
+            o->timings = 1;
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = 1;
         } else if (strcmp(a, "--sanitize") == 0) {
@@ -187,6 +189,8 @@ void options_usage(FILE *f)
           "  --reps N          timed repetitions of each function (default and minimum 20)\n"
           "  --quick           correctness at the small sizes only, nothing timed (fast;\n"
           "                    for debugging); not a grade\n"
+          "  --timings         after each lab, the seconds each stage spent in each phase\n"
+          "                    (start-up, inputs, CPU reference, calls, checks, timing)\n"
           "  --profile-once    with --stage N: run that stage once at the timed size and\n"
           "                    check it, nothing else (for a profiler: make profile)\n"
           "  --sanitize        run every stage at the small sizes under compute-sanitizer\n"

@@ -37,6 +37,7 @@ typedef struct grade_options {
     int sanitize;       /* every stage under compute-sanitizer's four tools */
     int profile_once;   /* run --stage N once at the timed size, for a profiler */
     int under_sanitizer; /* internal: this run is inside compute-sanitizer */
+    int timings;        /* print where the grading time went */
     int list, help, gpu_info;
 } grade_options;
 

@@ -255,6 +255,63 @@ const char *report_json_escape(const char *s, char *buf, size_t n)
     return buf;
 }
 
+/* Short column heads for the phases of timings.h, in order. */
+static const char *const tm_heads[TM_COUNT] = {"start", "inputs", "cpu-ref", "upload", "calls",
+                                               "checks", "reload", "timed", "ceiling",
+                                               "t-check", "other"};
+
+void report_timings(FILE *f, const lab_spec *spec, const lab_results *res)
+{
+    fprintf(f, "\n  Where the time went, lab %d (%s), seconds:\n  %-5s", spec->number, spec->name,
+            "stage");
+    for (int p = 0; p < TM_COUNT; p++)
+        fprintf(f, " %7s", tm_heads[p]);
+    fprintf(f, " %7s\n", "wall");
+    double sum[TM_COUNT] = {0}, walls = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        const test_record *c = rec(res, s, TEST_CORRECT), *q = rec(res, s, TEST_PERF);
+        if (!c->graded && !q->graded)
+            continue;
+        double row[TM_COUNT], known = 0;
+        for (int p = 0; p < TM_COUNT; p++) {
+            row[p] = c->tm[p] + q->tm[p];
+            if (p != TM_OTHER)
+                known += row[p];
+        }
+        /* Fork, exit and what no child recorded: the rest of the stage's wall time. */
+        if (res->stage_wall[s] > known)
+            row[TM_OTHER] = res->stage_wall[s] - known;
+        fprintf(f, "  %-5d", s);
+        for (int p = 0; p < TM_COUNT; p++) {
+            fprintf(f, " %7.2f", row[p]);
+            sum[p] += row[p];
+        }
+        fprintf(f, " %7.2f\n", res->stage_wall[s]);
+        walls += res->stage_wall[s];
+    }
+    fprintf(f, "  %-5s", "all");
+    for (int p = 0; p < TM_COUNT; p++)
+        fprintf(f, " %7.2f", sum[p]);
+    fprintf(f, " %7.2f\n", walls);
+    double before = 0;
+    for (int p = 0; p < TM_COUNT; p++)
+        before += res->parent_tm[p];
+    fprintf(f, "  before the stages (inputs made once, shared by every test): %.2f s (inputs %.2f, "
+               "CPU reference %.2f)\n",
+            before, res->parent_tm[TM_INPUTS], res->parent_tm[TM_REFERENCE]);
+    fprintf(f, "  after the stages (technique and sanitizer checks): %.2f s\n", res->after_wall);
+    fprintf(f, "  lab %d in all: %.1f s\n", spec->number, before + res->wall + res->after_wall);
+}
+
+static void json_tm(FILE *f, const double *tm)
+{
+    fputc('{', f);
+    for (int p = 0; p < TM_COUNT; p++)
+        fprintf(f, "\"%s\": %.3f%s", tm_phase_key(p), isfinite(tm[p]) ? tm[p] : 0.0,
+                p + 1 < TM_COUNT ? ", " : "");
+    fputc('}', f);
+}
+
 static void json_num(FILE *f, const char *key, double v, int comma)
 {
     if (isfinite(v))
@@ -274,6 +331,8 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
     if (t->missing_technique[0])
         fprintf(f, ", \"missing_technique\": \"%s\"",
                 report_json_escape(t->missing_technique, esc, sizeof esc));
+    fprintf(f, ", \"seconds\": ");
+    json_tm(f, t->tm);
     if (t->timed) {
         fprintf(f, ", \"ceiling\": \"%s\"", report_json_escape(lab_ceiling_name(spec, s), esc, sizeof esc));
         fprintf(f, ", \"timing\": {\"reps\": %d, ", t->reps);
@@ -313,10 +372,17 @@ int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, i
         max_all += max;
         fprintf(f, "%s\n  {\"lab\": %d, \"name\": \"%s\", \"library\": \"%s\", \"unit\": \"%s\", "
                    "\"ceiling\": \"%s\", \"impossible_over\": %.2f, \"score\": %d, "
-                   "\"max_score\": %d, \"stages\": [",
+                   "\"max_score\": %d, ",
                 l ? "," : "", spec->number, spec->name,
                 report_json_escape(libs ? libs[l] : "", esc, sizeof esc), spec->unit,
                 spec->ceiling_name, lab_impossible_over(spec), got, max);
+        fprintf(f, "\"seconds\": {\"before\": ");
+        json_tm(f, res[l].parent_tm);
+        fprintf(f, ", \"after\": %.3f, \"wall\": %.3f, \"stage_wall\": [", res[l].after_wall,
+                res[l].wall);
+        for (int s = 0; s < spec->n_stages; s++)
+            fprintf(f, "%s%.3f", s ? ", " : "", res[l].stage_wall[s]);
+        fprintf(f, "]}, \"stages\": [");
         int first = 1;
         for (int s = 0; s < spec->n_stages; s++) {
             const test_record *c = rec(&res[l], s, TEST_CORRECT);

@@ -26,6 +26,10 @@ int report_progress_text(char *buf, size_t n, const lab_spec *spec, const lab_re
 
 /* The scoreboard: a row per graded stage. */
 void report_table(FILE *f, const lab_spec *spec, const lab_results *res);
+/* --timings: where one lab's grading time went, in seconds per stage and
+ * phase (both of a stage's tests together), then the parent's share and
+ * the lab's total. */
+void report_timings(FILE *f, const lab_spec *spec, const lab_results *res);
 
 /* Every failed test: verdict, message, the command that replays it. */
 void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint64_t seed,

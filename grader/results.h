@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "lab.h"
+#include "timings.h"
 #include "verdict.h"
 
 enum test_kind { TEST_CORRECT = 0, TEST_PERF = 1, TEST_KINDS = 2 };
@@ -38,12 +39,23 @@ typedef struct test_record {
     /* Correctness tests: the technique the stage's kernels lack, as its
      * description ("" when they have it or it was not checked). */
     char missing_technique[120];
+    /* Seconds the test's child spent in each phase (timings.h), as far as
+     * it got. */
+    double tm[TM_COUNT];
 } test_record;
 
 typedef struct lab_results {
     uint32_t magic;
     int lab;
     test_record t[LAB_MAX_STAGES][TEST_KINDS];
+    /* Written by the parent: seconds it spent making this lab's inputs (and
+     * the references it makes with them), by phase; each stage's wall time
+     * from the end of the stage before to the end of its last test (fork,
+     * the children, exit); the lab's whole wall time. */
+    double parent_tm[TM_COUNT];
+    double stage_wall[LAB_MAX_STAGES];
+    double wall;
+    double after_wall; /* the technique and sanitizer checks after the stages */
 } lab_results;
 
 #define RESULTS_MAGIC 0x43554c42u /* "CULB" */

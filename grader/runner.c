@@ -21,6 +21,7 @@
 #include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
+#include "timings.h"
 
 #define MAX_RUNS OPT_MAX_LABS
 #define WARMUP_CALLS 2
@@ -43,11 +44,22 @@ static struct {
     int run, stage;
 } tcase_order[MAX_RUNS * LAB_MAX_STAGES];
 static int tcase_count, tcase_done;
+static double last_tcase_end; /* tm_now() when the last TCase ended, or the run began */
+
+void runner_start_clock(void)
+{
+    last_tcase_end = tm_now();
+}
 
 static void after_tcase(void)
 {
     if (tcase_done < tcase_count) {
         int k = tcase_done++;
+        double now = tm_now();
+        lab_results *res = runs[tcase_order[k].run]->res;
+        res->stage_wall[tcase_order[k].stage] = now - last_tcase_end;
+        res->wall += now - last_tcase_end;
+        last_tcase_end = now;
         if (after_stage_fn)
             after_stage_fn(runs[tcase_order[k].run], tcase_order[k].stage);
     }
@@ -78,9 +90,11 @@ static void finish(test_record *rec, verdict v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    tm_enter(TM_OTHER);
     results_open();
     rec->v = v;
     snprintf(rec->msg, sizeof rec->msg, "%s", msg);
+    tm_totals(rec->tm);
     rec->state = STATE_FINISHED;
     results_close();
     fflush(NULL);
@@ -151,6 +165,7 @@ static void limit_child(const lab_spec *spec, int stage, int kind)
 
 static void child_start(grade_run *run, test_record *rec, child_env *env, int stage, int kind)
 {
+    tm_start(TM_STARTUP);
     results_close(); /* read-only from here, except inside the grader's helpers */
     limit_child(run->spec, stage, kind);
     if (run->plain_buffers)
@@ -177,6 +192,7 @@ static void child_start(grade_run *run, test_record *rec, child_env *env, int st
     if (err != cudaSuccess)
         finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
                cudaGetErrorString(err));
+    tm_enter(TM_OTHER);
 }
 
 /* The lab library of this child, for specs whose stages are more than one
@@ -318,23 +334,67 @@ typedef struct timed_fn {
     double *ms, *wall;
 } timed_fn;
 
+/* Every x[i] / y[i] (i < k) beyond t by the margin, on one side: 1; else 0. */
+static int clearly_one_side(int k, const double *x, const double *y, double t)
+{
+    const double m = 1.0 + RUNNER_SETTLE_MARGIN;
+    int above = 1, below = 1;
+    for (int i = 0; i < k; i++) {
+        if (!(x[i] >= t * m * y[i]))
+            above = 0;
+        if (!(x[i] * m <= t * y[i]))
+            below = 0;
+    }
+    return above || below;
+}
+
+int runner_settled(int k, const double *stage_ms, const double *wall_ms,
+                   const double *const *base_ms, int n_bases, const double *ceiling_ms,
+                   double min_speedup, double min_ceiling, double impossible_over)
+{
+    if (k < RUNNER_MIN_REPS)
+        return 0;
+    for (int b = 0; b < n_bases; b++)
+        if (min_speedup > 0 && !clearly_one_side(k, base_ms[b], stage_ms, min_speedup))
+            return 0;
+    if (min_ceiling > 0 && !clearly_one_side(k, ceiling_ms, stage_ms, min_ceiling))
+        return 0;
+    if (!clearly_one_side(k, ceiling_ms, stage_ms, impossible_over))
+        return 0;
+    /* TIMING ANOMALY: wall > 1.5 event + 1 ms, as timing_sane asks of the medians */
+    const double m = 1.0 + RUNNER_SETTLE_MARGIN;
+    int clear_below = 1, clear_above = 1;
+    for (int i = 0; i < k; i++) {
+        double bound = 1.5 * stage_ms[i] + 1.0;
+        if (!(wall_ms[i] * m <= bound))
+            clear_below = 0;
+        if (!(wall_ms[i] >= bound * m))
+            clear_above = 0;
+    }
+    return clear_below || clear_above;
+}
+
 /* Calls every function warm-up + reps times, interleaved and in a rotating
  * order (A B C, B C A, ...) so drifts in clock or temperature hit all alike.
  * Checks the output of every call of student code. Returns -1 when all went
  * well, else the index of the function that failed, with *out filled. */
 static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ctx, int variants,
-                   timed_fn *f, int nf, int reps, const char *size, check_outcome *out)
+                   timed_fn *f, int nf, int *reps, const lab_stage *st, const char *size,
+                   check_outcome *out)
 {
     const lab_spec *spec = run->spec;
-    for (int round = -WARMUP_CALLS; round < reps; round++) {
+    for (int round = -WARMUP_CALLS; round < *reps; round++) {
         for (int k = 0; k < nf; k++) {
             int idx = (k + round + WARMUP_CALLS) % nf;
             timed_fn *t = &f[idx];
             int variant = (int)rng_below(&env->rng, (uint64_t)variants);
+            tm_enter(TM_RELOAD);
             if (spec->prepare(ctx, variant, env->stream, out) != 0)
                 return idx;
             call_result cr;
+            tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
             timed_call(run, env, ctx, t->stage, f[0].stage, t->fn, &cr);
+            tm_enter(TM_TIMED_CHECKS);
             if (call_outcome(run, env, t->stage, f[0].stage, &cr, size, out) != 0)
                 return idx;
             if (t->stage >= 0 && spec->check(ctx, t->stage, variant, 0, out) != 0)
@@ -344,8 +404,19 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
                 t->wall[round] = cr.wall_ms;
             }
         }
+        const double *bases[LAB_MAX_BASES];
+        for (int b = 1; b < nf - 1; b++)
+            bases[b - 1] = f[b].ms;
+        if (round + 1 < *reps &&
+            runner_settled(round + 1, f[0].ms, f[0].wall, bases, nf - 2, f[nf - 1].ms,
+                           st ? st->min_speedup : 0, st ? st->min_ceiling : 0,
+                           lab_impossible_over(spec))) {
+            *reps = round + 1;
+            break;
+        }
     }
     (void)rec;
+    tm_enter(TM_OTHER);
     return -1;
 }
 
@@ -445,6 +516,7 @@ static void correctness_body(grade_run *run, int stage)
         check_outcome out = {V_NOT_RUN, ""};
         lab_ctx *ctx = NULL;
         rec_progress(rec, size, PHASE_SETUP);
+        tm_enter(TM_UPLOAD);
         /* Every input set the lab checks, and two for timing. */
         int checked = spec->check_variants > 1 ? spec->check_variants : 1;
         int variants = timed_here && size == spec->bench_size && checked < 2 ? 2 : checked;
@@ -452,15 +524,18 @@ static void correctness_body(grade_run *run, int stage)
                         &out) != 0)
             finish_outcome(rec, &out);
         for (int v = 0; v < checked; v++) {
+            tm_enter(TM_UPLOAD);
             if (spec->prepare(ctx, v, env.stream, &out) != 0)
                 finish_outcome(rec, &out);
             rec_progress(rec, size, PHASE_RUN);
             call_result cr;
+            tm_enter(TM_CALLS);
             timed_call(run, &env, ctx, stage, stage, fn, &cr);
             if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
                 finish_outcome(rec, &out); /* the message names the size already */
             note_kernels(rec);
             rec_progress(rec, size, PHASE_CHECK);
+            tm_enter(TM_CHECKS);
             if (spec->check(ctx, stage, v, 1, &out) != 0)
                 finish(rec, out.v, "at %s: %s", sz, out.msg);
         }
@@ -474,12 +549,13 @@ static void correctness_body(grade_run *run, int stage)
             f[0].stage = stage;
             f[0].fn = fn;
             f[1].stage = -1;
-            if (measure(run, &env, rec, ctx, variants, f, 2, reps, sz, &out) >= 0)
+            if (measure(run, &env, rec, ctx, variants, f, 2, &reps, NULL, sz, &out) >= 0)
                 finish(rec, out.v, "while timing at %s: %s", sz, out.msg);
             summarise(run, rec, f, 2, reps);
             if (timing_sane(run, stage, rec, &out) != 0)
                 finish_outcome(rec, &out);
         }
+        tm_enter(TM_OTHER);
         spec->teardown(ctx);
     }
     finish(rec, V_PASS, "correct at %d sizes%s", graded_sizes, run->quick ? " (--quick)" : "");
@@ -539,11 +615,13 @@ static void perf_body(grade_run *run, int stage)
     check_outcome out = {V_NOT_RUN, ""};
     lab_ctx *ctx = NULL;
     rec_progress(rec, size, PHASE_SETUP);
+    tm_enter(TM_UPLOAD);
     if (spec->setup(&ctx, stage, size, runner_size_seed(run->seed, stage, size), 2, &out) != 0)
         finish_outcome(rec, &out);
 
     rec_progress(rec, size, PHASE_TIMING);
-    int bad = measure(run, &env, rec, ctx, 2, f, nf, run->reps, sz, &out);
+    int reps = run->reps;
+    int bad = measure(run, &env, rec, ctx, 2, f, nf, &reps, st, sz, &out);
     if (bad == 0)
         finish(rec, out.v, "while timing at %s: %s", sz, out.msg);
     if (bad > 0 && f[bad].stage >= 0) {
@@ -558,15 +636,19 @@ static void perf_body(grade_run *run, int stage)
 
     /* One more graded call after the timing loop, checked in full. */
     rec_progress(rec, size, PHASE_CHECK);
+    tm_enter(TM_RELOAD);
     if (spec->prepare(ctx, 1, env.stream, &out) != 0)
         finish_outcome(rec, &out);
     call_result cr;
+    tm_enter(TM_CALLS);
     timed_call(run, &env, ctx, stage, stage, f[0].fn, &cr);
+    tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0 ||
         spec->check(ctx, stage, 1, 1, &out))
         finish(rec, out.v, "after timing, at %s: %s", sz, out.msg);
+    tm_enter(TM_OTHER);
 
-    summarise(run, rec, f, nf, run->reps);
+    summarise(run, rec, f, nf, reps);
     if (timing_sane(run, stage, rec, &out) != 0)
         finish_outcome(rec, &out);
     spec->teardown(ctx);

@@ -35,6 +35,9 @@ typedef struct grade_run {
  * is graded, the performance test. after_stage, if set, is called in the
  * parent after each stage's tests (for the live line). */
 Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage));
+/* Starts the clock that times each stage's tests from the parent (the
+ * results' stage_wall and wall): call it just before running the suites. */
+void runner_start_clock(void);
 
 /* Student output: each test's stdout and stderr go to their own file in this
  * folder, cut at RUNNER_OUTPUT_CAP bytes (a file-size limit in the child). */
@@ -53,6 +56,20 @@ void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, in
  * size; warm-up and reps timed calls of the stage, its bases and the ceiling)
  * at the lab's floor_throughput. The longer of the correctness and speed tests. */
 double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick);
+
+/* Timed repetitions stop early, after at least RUNNER_MIN_REPS of them, once
+ * every decision the timing feeds is clear by RUNNER_SETTLE_MARGIN in every
+ * one of the pairs so far: each base's ratio base/stage on the same side of
+ * min_speedup, the ratio ceiling/stage on the same side of min_ceiling (when
+ * set), of 1/impossible_over (IMPOSSIBLE), and wall/event time on the same
+ * side of the TIMING ANOMALY bound. All k pairs on one side make a
+ * distribution-free confidence interval of the median (99.8% at k = 10) lie
+ * wholly beyond the margin; a close call takes every repetition. Pure. */
+#define RUNNER_MIN_REPS 10
+#define RUNNER_SETTLE_MARGIN 0.10
+int runner_settled(int k, const double *stage_ms, const double *wall_ms,
+                   const double *const *base_ms, int n_bases, const double *ceiling_ms,
+                   double min_speedup, double min_ceiling, double impossible_over);
 
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */

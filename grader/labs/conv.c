@@ -24,6 +24,7 @@
 #include "../policy.h"
 #include "conv_lab.h"
 #include "lab_util.h"
+#include "../timings.h"
 
 #define CEILING "cuBLAS SGEMM at the layer's GEMM shape"
 
@@ -106,7 +107,9 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     rng_fill_uniform(&r, h->x, in_elems(l), -1.0f, 1.0f);
     rng_fill_uniform(&r, h->w, filter_elems(l), -1.0f, 1.0f);
     conv_problem p = {*l, h->x, h->w};
-    if (conv_reference(&p, h->exact, h->scale) != 0) {
+    int prev = tm_enter(TM_REFERENCE), rc = conv_reference(&p, h->exact, h->scale);
+    tm_enter(prev);
+    if (rc != 0) {
         host_data_free(h);
         return -1;
     }
@@ -161,7 +164,7 @@ static void teardown(lab_ctx *c)
     gbuf_free(&c->work);
     host_data_free(&c->own);
     if (c->h_got)
-        cudaFreeHost(c->h_got);
+        free(c->h_got);
     if (c->ceiling && c->ceiling_destroy)
         c->ceiling_destroy(c->ceiling);
     free(c);
@@ -180,7 +183,9 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     const conv_layer *l = &conv_layers[size].l;
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0)
+        int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
+        tm_enter(prev);
+        if (made != 0)
             return lab_no_memory(out, " for the layer's data");
         c->h = &c->own;
     }
@@ -196,11 +201,11 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         err = gbuf_alloc(&c->work, conv_work_bytes(c->shape), rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the layer's buffers");
-    if (lab_pinned((void **)&c->h_got, ny * 4, out) != 0)
+    if (lab_host_buffer((void **)&c->h_got, ny * 4, out) != 0)
         return -1;
-    err = cudaMemcpy(c->x.d, c->h->x, in_elems(l) * 4, cudaMemcpyHostToDevice);
+    err = lab_to_device(c->x.d, c->h->x, in_elems(l) * 4);
     if (err == cudaSuccess)
-        err = cudaMemcpy(c->w.d, c->h->w, filter_elems(l) * 4, cudaMemcpyHostToDevice);
+        err = lab_to_device(c->w.d, c->h->w, filter_elems(l) * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "upload the input and the filter");
     static const char *const syms[] = {"ceiling_conv_create", "ceiling_conv",
@@ -268,7 +273,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                                  "a stage may only read them (copies go in d_work)", out) != 0)
             return -1;
     }
-    cudaError_t err = cudaMemcpy(c->h_got, c->y.d, ny * 4, cudaMemcpyDeviceToHost);
+    cudaError_t err = lab_to_host(c->h_got, c->y.d, ny * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read the output back");
     conv_problem p = {*l, c->h->x, c->h->w};

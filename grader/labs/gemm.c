@@ -23,6 +23,7 @@
 #include "../policy.h"
 #include "gemm_lab.h"
 #include "lab_util.h"
+#include "../timings.h"
 
 #define CUBLAS "cuBLAS SGEMM (FP32)"
 #define CUBLAS_TF32 "cuBLAS SGEMM (TF32 tensor cores)"
@@ -130,13 +131,16 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     rng_fill_uniform(&r, h->C0, mn, -1.0f, 1.0f);
     /* One reference of A B (alpha 1, beta 0); the other case follows from it. */
     gemm_problem p = {M, N, K, 1.0f, 0.0f, h->A, h->B, NULL};
-    if (gemm_reference(&p, h->exact[0], h->scale[0]) != 0) {
-        host_data_free(h);
-        return -1;
-    }
-    for (size_t e = 0; e < mn; e++) {
+    int prev = tm_enter(TM_REFERENCE);
+    int rc = gemm_reference(&p, h->exact[0], h->scale[0]);
+    for (size_t e = 0; rc == 0 && e < mn; e++) {
         h->exact[1][e] = case_alpha[1] * h->exact[0][e] + case_beta[1] * (double)h->C0[e];
         h->scale[1][e] = fabs(case_alpha[1]) * h->scale[0][e] + fabs(case_beta[1]) * fabs(h->C0[e]);
+    }
+    tm_enter(prev);
+    if (rc != 0) {
+        host_data_free(h);
+        return -1;
     }
     h->made = 1;
     return 0;
@@ -186,7 +190,7 @@ static void teardown(lab_ctx *c)
     gbuf_free(&c->C);
     host_data_free(&c->own);
     if (c->h_got)
-        cudaFreeHost(c->h_got);
+        free(c->h_got);
     if (c->blas && c->blas_destroy)
         c->blas_destroy(c->blas);
     free(c);
@@ -206,7 +210,9 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     c->tf32 = stage == TENSOR_STAGE;
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0)
+        int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
+        tm_enter(prev);
+        if (made != 0)
             return lab_no_memory(out, " for the matrices");
         c->h = &c->own;
     }
@@ -236,11 +242,11 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         err = gbuf_alloc(&c->C, mn * 4, rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the matrices");
-    if (lab_pinned((void **)&c->h_got, mn * 4, out) != 0)
+    if (lab_host_buffer((void **)&c->h_got, mn * 4, out) != 0)
         return -1;
-    err = cudaMemcpy(c->A.d, c->h->A, (size_t)c->M * c->K * 4, cudaMemcpyHostToDevice);
+    err = lab_to_device(c->A.d, c->h->A, (size_t)c->M * c->K * 4);
     if (err == cudaSuccess)
-        err = cudaMemcpy(c->B.d, c->h->B, (size_t)c->K * c->N * 4, cudaMemcpyHostToDevice);
+        err = lab_to_device(c->B.d, c->h->B, (size_t)c->K * c->N * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "upload A and B");
     return 0;
@@ -289,7 +295,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                                  out) != 0)
             return -1;
     }
-    err = cudaMemcpy(c->h_got, c->C.d, mn * 4, cudaMemcpyDeviceToHost);
+    err = lab_to_host(c->h_got, c->C.d, mn * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read C back");
     gemm_problem p = {c->M, c->N, c->K, case_alpha[variant], case_beta[variant], c->h->A,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../../common/compare.h"
+#include "../../common/par.h"
 
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what)
 {
@@ -23,13 +24,83 @@ int lab_no_memory(check_outcome *out, const char *for_what)
     return -1;
 }
 
-int lab_pinned(void **p, size_t bytes, check_outcome *out)
+int lab_host_buffer(void **p, size_t bytes, check_outcome *out)
 {
-    cudaError_t err = cudaMallocHost(p, bytes ? bytes : 4);
-    if (err == cudaSuccess)
-        return 0;
-    *p = NULL;
-    return lab_fail_cuda(out, err, "allocate pinned host memory");
+    *p = malloc(bytes ? bytes : 4);
+    return *p ? 0 : lab_no_memory(out, " for the outputs read back");
+}
+
+/* ---- staged copies ---- */
+
+#define STAGE_BYTES ((size_t)16 << 20)
+#define STAGE_DIRECT ((size_t)4 << 20) /* copies up to this size go straight */
+
+static struct {
+    void *buf[2];
+    cudaEvent_t done[2];
+    cudaStream_t stream;
+    int ready;
+} staging;
+
+static cudaError_t staging_init(void)
+{
+    if (staging.ready)
+        return cudaSuccess;
+    cudaError_t err = cudaStreamCreateWithFlags(&staging.stream, cudaStreamNonBlocking);
+    for (int i = 0; i < 2 && err == cudaSuccess; i++) {
+        err = cudaMallocHost(&staging.buf[i], STAGE_BYTES);
+        if (err == cudaSuccess)
+            err = cudaEventCreateWithFlags(&staging.done[i], cudaEventDisableTiming);
+    }
+    staging.ready = err == cudaSuccess;
+    return err;
+}
+
+cudaError_t lab_to_device(void *d, const void *h, size_t bytes)
+{
+    if (bytes <= STAGE_DIRECT || staging_init() != cudaSuccess)
+        return cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    cudaError_t err = cudaSuccess;
+    for (size_t off = 0, i = 0; off < bytes && err == cudaSuccess; off += STAGE_BYTES, i++) {
+        size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+        int k = (int)(i % 2);
+        err = cudaEventSynchronize(staging.done[k]); /* its last upload has left */
+        if (err != cudaSuccess)
+            break;
+        par_memcpy(staging.buf[k], (const char *)h + off, len);
+        err = cudaMemcpyAsync((char *)d + off, staging.buf[k], len, cudaMemcpyHostToDevice,
+                              staging.stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(staging.done[k], staging.stream);
+    }
+    cudaError_t sync = cudaStreamSynchronize(staging.stream);
+    return err != cudaSuccess ? err : sync;
+}
+
+cudaError_t lab_to_host(void *h, const void *d, size_t bytes)
+{
+    if (bytes <= STAGE_DIRECT || staging_init() != cudaSuccess)
+        return cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
+    cudaError_t err = cudaSuccess;
+    size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+    /* Chunk i lands in buffer i % 2 while the host empties chunk i - 1. */
+    for (size_t i = 0; i <= chunks && err == cudaSuccess; i++) {
+        if (i < chunks) {
+            size_t off = i * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            err = cudaMemcpyAsync(staging.buf[i % 2], (const char *)d + off, len,
+                                  cudaMemcpyDeviceToHost, staging.stream);
+            if (err == cudaSuccess)
+                err = cudaEventRecord(staging.done[i % 2], staging.stream);
+        }
+        if (i > 0 && err == cudaSuccess) {
+            size_t off = (i - 1) * STAGE_BYTES;
+            size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            err = cudaEventSynchronize(staging.done[(i - 1) % 2]);
+            if (err == cudaSuccess)
+                par_memcpy((char *)h + off, staging.buf[(i - 1) % 2], len);
+        }
+    }
+    return err;
 }
 
 int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check_outcome *out)
@@ -40,7 +111,7 @@ int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check
             d[v] = NULL;
             return lab_fail_cuda(out, err, "allocate the input copies");
         }
-        err = cudaMemcpy(d[v], h[v], bytes, cudaMemcpyHostToDevice);
+        err = lab_to_device(d[v], h[v], bytes);
         if (err != cudaSuccess)
             return lab_fail_cuda(out, err, "upload the inputs");
     }
@@ -50,7 +121,7 @@ int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check
 long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, void *scratch,
                             check_outcome *out)
 {
-    cudaError_t err = cudaMemcpy(scratch, b->d, bytes, cudaMemcpyDeviceToHost);
+    cudaError_t err = lab_to_host(scratch, b->d, bytes);
     if (err != cudaSuccess) {
         lab_fail_cuda(out, err, "read the input back");
         return -2;

@@ -12,8 +12,16 @@
 
 /* Fills out with a SETUP ERROR "out of host memory<for_what>"; returns -1. */
 int lab_no_memory(check_outcome *out, const char *for_what);
-/* Pinned host memory (*p = NULL on failure); 0, or -1 with out filled. */
-int lab_pinned(void **p, size_t bytes, check_outcome *out);
+/* A host buffer for outputs read back (plain memory, free() it: reads go
+ * through lab_to_host); 0, or -1 with out filled (*p = NULL). */
+int lab_host_buffer(void **p, size_t bytes, check_outcome *out);
+/* Copies between device and plain host memory, for the grader's large
+ * transfers: through two small pinned buffers in turn, one being copied by
+ * the GPU while the other is copied by the host's cores. Pinning a large
+ * buffer costs more than the copy, and pageable copies run at a fraction of
+ * the bus. Synchronous; small copies go straight through cudaMemcpy. */
+cudaError_t lab_to_device(void *d, const void *h, size_t bytes);
+cudaError_t lab_to_host(void *h, const void *d, size_t bytes);
 /* Device copies of n host arrays of `bytes` each, for reloading inputs fast;
  * 0, or -1 with out filled (copies made so far stay in d for the teardown). */
 int lab_device_copies(void **d, const void *const *h, int n, size_t bytes, check_outcome *out);

@@ -35,12 +35,14 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/par.h"
 #include "../../common/rng.h"
 #include "../../labs/2-reduce/reduce.h"
 #include "../ceiling.h"
 #include "../gbuf.h"
 #include "../lab.h"
 #include "lab_util.h"
+#include "../timings.h"
 #include "../policy.h"
 
 /* Stage 0 is the given one-block kernel: graded for correctness with 0 points
@@ -102,32 +104,83 @@ double reduce_tolerance(size_t n, double sum_abs)
     return (8.0 + 0.5 * log2((double)(n > 1 ? n : 1))) * u * sum_abs;
 }
 
+/* Inputs are made in blocks of INPUT_BLOCK elements, each from its own
+ * stream of the seed, on all cores; the sums add the blocks' sums in order,
+ * so the result does not depend on the number of threads. */
+#define INPUT_BLOCK ((size_t)1 << 16)
+
+typedef struct input_job {
+    float *x;
+    int variant;
+    uint64_t seed;
+    double *sums; /* two per block: sum, sum of magnitudes */
+} input_job;
+
+static int make_slice(void *ctx, size_t begin, size_t end)
+{
+    const input_job *j = ctx;
+    for (size_t b = begin; b < end; b += INPUT_BLOCK) {
+        size_t e = b + INPUT_BLOCK < end ? b + INPUT_BLOCK : end;
+        rng r;
+        rng_seed(&r, rng_derive(j->seed, b / INPUT_BLOCK));
+        if (j->variant == 0) {
+            rng_fill_uniform(&r, j->x + b, e - b, -0.9f, 1.1f);
+        } else {
+            for (size_t i = b; i < e; i++) {
+                /* u in (0, 1]: 53 random bits, never 0 */
+                double u = ((double)(rng_next(&r) >> 11) + 1.0) * ldexp(1.0, -53);
+                double m = 1.0 / sqrt(u);
+                j->x[i] = (float)((rng_next(&r) >> 11) * ldexp(1.0, -53) < 0.45 ? -m : m);
+            }
+        }
+    }
+    return 0;
+}
+
+static int sum_slice(void *ctx, size_t begin, size_t end)
+{
+    const input_job *j = ctx;
+    for (size_t b = begin; b < end; b += INPUT_BLOCK) {
+        size_t e = b + INPUT_BLOCK < end ? b + INPUT_BLOCK : end;
+        double s = 0, a = 0;
+        for (size_t i = b; i < e; i++) {
+            s += j->x[i];
+            a += fabs(j->x[i]);
+        }
+        j->sums[2 * (b / INPUT_BLOCK)] = s;
+        j->sums[2 * (b / INPUT_BLOCK) + 1] = a;
+    }
+    return 0;
+}
+
 void reduce_make_input(float *x, size_t n, int variant, uint64_t seed, double *sum,
                        double *sum_abs)
 {
-    rng r;
-    rng_seed(&r, rng_derive(seed, (uint64_t)variant));
-    if (variant == 0) {
-        rng_fill_uniform(&r, x, n, -0.9f, 1.1f);
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            /* u in (0, 1]: 53 random bits, never 0 */
-            double u = ((double)(rng_next(&r) >> 11) + 1.0) * ldexp(1.0, -53);
-            double m = 1.0 / sqrt(u);
-            x[i] = (float)((rng_next(&r) >> 11) * ldexp(1.0, -53) < 0.45 ? -m : m);
-        }
-    }
+    size_t blocks = (n + INPUT_BLOCK - 1) / INPUT_BLOCK;
+    double one[2], *sums = blocks > 1 ? malloc(2 * blocks * sizeof(double)) : one;
+    input_job j = {x, variant, rng_derive(seed, (uint64_t)variant), sums ? sums : one};
+    par_for(n, INPUT_BLOCK, make_slice, &j);
     for (;;) {
         double s = 0, a = 0;
-        for (size_t i = 0; i < n; i++) {
-            s += x[i];
-            a += fabs(x[i]);
+        if (sums) {
+            par_for(n, INPUT_BLOCK, sum_slice, &j);
+            for (size_t b = 0; b < blocks; b++) {
+                s += sums[2 * b];
+                a += sums[2 * b + 1];
+            }
+        } else { /* no memory for the blocks' sums: one pass here */
+            for (size_t i = 0; i < n; i++) {
+                s += x[i];
+                a += fabs(x[i]);
+            }
         }
         /* Keep the exact sum well away from zero (rare with these means, but
          * possible at tiny n): then no constant 0 can pass. */
         if (fabs(s) > 16.0 * reduce_tolerance(n, a) && a > 0) {
             *sum = s;
             *sum_abs = a;
+            if (sums != one)
+                free(sums);
             return;
         }
         x[0] += 1.0f;
@@ -267,7 +320,7 @@ static void teardown(lab_ctx *c)
         if (c->d_variant[v])
             cudaFree(c->d_variant[v]);
     if (c->h_got)
-        cudaFreeHost(c->h_got);
+        free(c->h_got);
     if (c->d_temp)
         cudaFree(c->d_temp);
     free(c);
@@ -286,7 +339,9 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     size_t bytes = c->n * sizeof(float);
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0)
+        int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
+        tm_enter(prev);
+        if (made != 0)
             return lab_no_memory(out, " for the inputs");
         c->h = &c->own;
     }
@@ -311,7 +366,7 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     err = gbuf_alloc(&c->work, reduce_work_floats(c->n) * sizeof(float), rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the workspace");
-    if (lab_pinned((void **)&c->h_got, bytes, out) != 0)
+    if (lab_host_buffer((void **)&c->h_got, bytes, out) != 0)
         return -1;
     if (temp_bytes(c->n, &c->temp_bytes) != 0)
         return lab_fail_cuda(out, cudaGetLastError(), "size CUB's temporary storage");

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/par.h"
 #include "../../common/rng.h"
 #include "../../labs/3-shuffle/shuffle.h"
 #include "../ceiling.h"
@@ -31,6 +32,7 @@
 #include "../lab.h"
 #include "../policy.h"
 #include "lab_util.h"
+#include "../timings.h"
 #include "reduce_lab.h"
 
 #define CUB_REDUCE "CUB DeviceReduce::Sum"
@@ -89,22 +91,39 @@ int shuffle_stage_op(int stage)
     return stage >= 0 && stage < N_STAGES ? stage_op[stage] : -1;
 }
 
+/* Made in blocks of SHUFFLE_BLOCK elements, each from its own stream of the
+ * seed, on all cores (a run of the second set ends where its block does). */
+typedef struct ints_job {
+    int *x;
+    int variant;
+    uint64_t seed;
+} ints_job;
+
+static int ints_slice(void *ctx, size_t begin, size_t end)
+{
+    const ints_job *j = ctx;
+    for (size_t b = begin; b < end; b += SHUFFLE_BLOCK) {
+        size_t e = b + SHUFFLE_BLOCK < end ? b + SHUFFLE_BLOCK : end;
+        rng r;
+        rng_seed(&r, rng_derive(j->seed, b / SHUFFLE_BLOCK));
+        for (size_t i = b; i < e;) {
+            if (j->variant == 0) {
+                j->x[i++] = (int)rng_below(&r, 10) - 4;
+                continue;
+            }
+            size_t len = 1 + (size_t)rng_below(&r, 4096);
+            int keep = (int)rng_below(&r, 2);
+            for (size_t k = 0; k < len && i < e; k++, i++)
+                j->x[i] = keep ? 1 + (int)rng_below(&r, 5) : -(int)rng_below(&r, 5);
+        }
+    }
+    return 0;
+}
+
 void shuffle_make_ints(int *x, size_t n, int variant, uint64_t seed)
 {
-    rng r;
-    rng_seed(&r, rng_derive(seed, 100u + (uint64_t)variant));
-    if (variant == 0) {
-        for (size_t i = 0; i < n; i++)
-            x[i] = (int)rng_below(&r, 10) - 4;
-        return;
-    }
-    size_t i = 0;
-    while (i < n) {
-        size_t len = 1 + (size_t)rng_below(&r, 4096);
-        int keep = (int)rng_below(&r, 2);
-        for (size_t k = 0; k < len && i < n; k++, i++)
-            x[i] = keep ? 1 + (int)rng_below(&r, 5) : -(int)rng_below(&r, 5);
-    }
+    ints_job j = {x, variant, rng_derive(seed, 100u + (uint64_t)variant)};
+    par_for(n, SHUFFLE_BLOCK, ints_slice, &j);
 }
 
 void shuffle_expected_scan(const int *x, size_t n, size_t segment, int *out)
@@ -125,6 +144,69 @@ size_t shuffle_expected_compact(const int *x, size_t n, int *out)
         if (x[i] > 0)
             out[k++] = x[i];
     return k;
+}
+
+typedef struct scan_job {
+    const int *x, *got;
+    size_t segment;
+    size_t *offsets;
+} scan_job;
+
+static int scan_slice_bad(void *ctx, size_t begin, size_t end)
+{
+    const scan_job *j = ctx;
+    for (size_t i = begin; i < end; i++) {
+        int starts = i == 0 || (j->segment && i % j->segment == 0);
+        uint32_t before = starts ? 0u : (uint32_t)j->got[i - 1];
+        if ((uint32_t)j->got[i] - before != (uint32_t)j->x[i])
+            return 1;
+    }
+    return 0;
+}
+
+int shuffle_scan_ok(const int *x, const int *got, size_t n, size_t segment)
+{
+    scan_job j = {x, got, segment, NULL};
+    return !par_for(n, SHUFFLE_BLOCK, scan_slice_bad, &j);
+}
+
+static int count_slice(void *ctx, size_t begin, size_t end)
+{
+    const scan_job *j = ctx;
+    for (size_t b = begin; b < end; b += SHUFFLE_BLOCK) {
+        size_t e = b + SHUFFLE_BLOCK < end ? b + SHUFFLE_BLOCK : end, k = 0;
+        for (size_t i = b; i < e; i++)
+            k += j->x[i] > 0;
+        j->offsets[b / SHUFFLE_BLOCK + 1] = k;
+    }
+    return 0;
+}
+
+size_t shuffle_compact_plan(const int *x, size_t n, size_t *offsets)
+{
+    size_t blocks = (n + SHUFFLE_BLOCK - 1) / SHUFFLE_BLOCK;
+    scan_job j = {x, NULL, 0, offsets};
+    offsets[0] = 0;
+    par_for(n, SHUFFLE_BLOCK, count_slice, &j);
+    for (size_t b = 1; b <= blocks; b++)
+        offsets[b] += offsets[b - 1];
+    return offsets[blocks];
+}
+
+static int compact_slice_bad(void *ctx, size_t begin, size_t end)
+{
+    const scan_job *j = ctx;
+    size_t k = j->offsets[begin / SHUFFLE_BLOCK];
+    for (size_t i = begin; i < end; i++)
+        if (j->x[i] > 0 && j->got[k++] != j->x[i])
+            return 1;
+    return 0;
+}
+
+int shuffle_compact_ok(const int *x, size_t n, const size_t *offsets, const int *got)
+{
+    scan_job j = {x, got, 0, (size_t *)offsets};
+    return !par_for(n, SHUFFLE_BLOCK, compact_slice_bad, &j);
 }
 
 static size_t segment_of(int op)
@@ -292,7 +374,7 @@ struct lab_ctx {
     size_t n;
     host_data own;
     const host_data *h;
-    int *expect[VARIANTS]; /* scans and compaction: the expected output */
+    size_t *plan[VARIANTS]; /* compaction: shuffle_compact_plan of each input set */
     size_t kept[VARIANTS];  /* compaction: how many are kept */
     gbuf in, out, count, work;
     void *d_variant[VARIANTS];
@@ -335,12 +417,12 @@ static void teardown(lab_ctx *c)
     gbuf_free(&c->work);
     host_data_free(&c->own);
     for (int v = 0; v < VARIANTS; v++) {
-        free(c->expect[v]);
+        free(c->plan[v]);
         if (c->d_variant[v])
             cudaFree(c->d_variant[v]);
     }
     if (c->h_got)
-        cudaFreeHost(c->h_got);
+        free(c->h_got);
     if (c->d_temp)
         cudaFree(c->d_temp);
     free(c);
@@ -359,20 +441,23 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     size_t bytes = c->n * 4; /* floats and ints alike */
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
-        if (host_data_make(&c->own, size, seed) != 0)
+        int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
+        tm_enter(prev);
+        if (made != 0)
             return lab_no_memory(out, " for the inputs");
         c->h = &c->own;
     }
-    if (c->op != SHUFFLE_SUM)
+    /* Scans are checked against their inputs alone (shuffle_scan_ok); a
+     * compaction needs to know where each block's kept elements go. */
+    int prev = tm_enter(TM_REFERENCE);
+    if (c->op == SHUFFLE_COMPACT)
         for (int v = 0; v < VARIANTS; v++) {
-            c->expect[v] = malloc(bytes > 0 ? bytes : 4);
-            if (!c->expect[v])
+            c->plan[v] = malloc((c->n / SHUFFLE_BLOCK + 2) * sizeof(size_t));
+            if (!c->plan[v])
                 return lab_no_memory(out, " for the expected output");
-            if (c->op == SHUFFLE_COMPACT)
-                c->kept[v] = shuffle_expected_compact(c->h->x[v], c->n, c->expect[v]);
-            else
-                shuffle_expected_scan(c->h->x[v], c->n, segment_of(c->op), c->expect[v]);
+            c->kept[v] = shuffle_compact_plan(c->h->x[v], c->n, c->plan[v]);
         }
+    tm_enter(prev);
 
     static const char *const syms[] = {"ceiling_shuffle_temp_bytes", "ceiling_shuffle_sum",
                                        "ceiling_shuffle_scan", "ceiling_shuffle_select"};
@@ -400,7 +485,7 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     err = gbuf_alloc(&c->work, shuffle_work_bytes(c->n), rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the workspace");
-    if (lab_pinned(&c->h_got, bytes, out) != 0)
+    if (lab_host_buffer(&c->h_got, bytes, out) != 0)
         return -1;
     if (temp_bytes(c->n, &c->temp_bytes) != 0)
         return lab_fail_cuda(out, cudaGetLastError(), "size CUB's temporary storage");
@@ -469,6 +554,27 @@ static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
     }
 }
 
+/* A scan or compaction that failed its fast check: the expected output, made
+ * now, names what is wrong. */
+static int judge_slowly(lab_ctx *c, int variant, int count, check_outcome *out)
+{
+    int *expect = malloc(c->n > 0 ? c->n * sizeof(int) : sizeof(int));
+    if (!expect)
+        return lab_no_memory(out, " for the expected output");
+    int v;
+    if (c->op == SHUFFLE_COMPACT) {
+        size_t k = shuffle_expected_compact(c->h->x[variant], c->n, expect);
+        v = shuffle_judge_compact(expect, k, (const int *)c->h_got, count, out->msg,
+                                  sizeof out->msg);
+    } else {
+        shuffle_expected_scan(c->h->x[variant], c->n, segment_of(c->op), expect);
+        v = shuffle_judge_scan(c->h->x[variant], expect, (const int *)c->h_got, c->n, c->op,
+                               out->msg, sizeof out->msg);
+    }
+    free(expect);
+    return v;
+}
+
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
     (void)stage;
@@ -507,20 +613,23 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         int count;
         err = cudaMemcpy(&count, c->count.d, sizeof count, cudaMemcpyDeviceToHost);
         if (err == cudaSuccess)
-            err = cudaMemcpy(c->h_got, c->out.d, c->kept[variant] * 4, cudaMemcpyDeviceToHost);
+            err = lab_to_host(c->h_got, c->out.d, c->kept[variant] * 4);
         if (err != cudaSuccess)
             return lab_fail_cuda(out, err, "read the output back");
-        v = shuffle_judge_compact(c->expect[variant], c->kept[variant], (const int *)c->h_got,
-                                  count, out->msg, sizeof out->msg);
-    } else {
-        err = cudaMemcpy(c->h_got, c->out.d, bytes, cudaMemcpyDeviceToHost);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "read the output back");
-        if (compare_first_diff_word(c->expect[variant], c->h_got, bytes) < 0)
+        if (count >= 0 && (size_t)count == c->kept[variant] &&
+            shuffle_compact_ok(c->h->x[variant], c->n, c->plan[variant], (const int *)c->h_got))
             return 0;
-        v = shuffle_judge_scan(c->h->x[variant], c->expect[variant], (const int *)c->h_got, c->n,
-                               c->op, out->msg, sizeof out->msg);
+        v = judge_slowly(c, variant, count, out);
+    } else {
+        err = lab_to_host(c->h_got, c->out.d, bytes);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "read the output back");
+        if (shuffle_scan_ok(c->h->x[variant], (const int *)c->h_got, c->n, segment_of(c->op)))
+            return 0;
+        v = judge_slowly(c, variant, 0, out);
     }
+    if (v < 0) /* no memory for the expected output: out says so */
+        return -1;
     if (v == V_PASS)
         return 0;
     out->v = (verdict)v;

@@ -22,6 +22,17 @@ void shuffle_make_ints(int *x, size_t n, int variant, uint64_t seed);
 void shuffle_expected_scan(const int *x, size_t n, size_t segment, int *out);
 /* The elements > 0 of x, in order, into out; returns how many. */
 size_t shuffle_expected_compact(const int *x, size_t n, int *out);
+/* Fast checks, on all cores and with no expected array: 1 when got is the
+ * (segmented) inclusive scan of x, checked as got[i] - got[i-1] == x[i]
+ * inside a segment and got[i] == x[i] where one starts (exact in int32). */
+int shuffle_scan_ok(const int *x, const int *got, size_t n, size_t segment);
+/* A compaction's plan: how many elements of x are kept before each block of
+ * SHUFFLE_BLOCK elements (offsets[b], n / SHUFFLE_BLOCK + 2 entries); returns
+ * how many are kept in all. */
+#define SHUFFLE_BLOCK ((size_t)1 << 16)
+size_t shuffle_compact_plan(const int *x, size_t n, size_t *offsets);
+/* 1 when got holds the kept elements of x in order (plan from above). */
+int shuffle_compact_ok(const int *x, size_t n, const size_t *offsets, const int *got);
 /* Judge a scan's output (op: SHUFFLE_SCAN32, _SCAN1K or _SCAN) or a
  * compaction's: V_PASS, or a verdict with the message in msg. */
 int shuffle_judge_scan(const int *in, const int *expect, const int *got, size_t n, int op,

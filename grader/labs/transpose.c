@@ -24,6 +24,7 @@
 #include "../gbuf.h"
 #include "../lab.h"
 #include "lab_util.h"
+#include "../timings.h"
 #include "../policy.h"
 
 /* stage 0 is the given copy kernel: graded for correctness with 0 points and
@@ -129,7 +130,9 @@ static int host_data_make(host_data *h, int size, uint64_t seed, int variants)
             return -1;
         }
         rng_fill_uniform(&r, h->in[v], n, -1.0f, 1.0f);
+        int prev = tm_enter(TM_REFERENCE);
         cpu_transpose(h->in[v], h->expect[v], rows, cols);
+        tm_enter(prev);
     }
     return 0;
 }
@@ -154,7 +157,7 @@ static void teardown(lab_ctx *c)
             cudaFree(c->d_variant[v]);
     }
     if (c->h_got)
-        cudaFreeHost(c->h_got);
+        free(c->h_got);
     free(c);
 }
 
@@ -174,7 +177,9 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 
     const host_data *h = &cache[size];
     if (h->seed != seed || h->variants < c->variants) {
-        if (host_data_make(&c->own, size, seed, c->variants) != 0)
+        int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed, c->variants);
+        tm_enter(prev);
+        if (made != 0)
             return lab_no_memory(out, " for the inputs");
         h = &c->own;
     }
@@ -190,7 +195,7 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     err = gbuf_alloc(&c->out, bytes, rng_next(&r));
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "allocate the output buffer");
-    if (lab_pinned((void **)&c->h_got, bytes, out) != 0)
+    if (lab_host_buffer((void **)&c->h_got, bytes, out) != 0)
         return -1;
     if (c->variants == 1)
         return 0;
@@ -262,7 +267,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
             return -1;
         }
     }
-    err = cudaMemcpy(c->h_got, c->out.d, bytes, cudaMemcpyDeviceToHost);
+    err = lab_to_host(c->h_got, c->out.d, bytes);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read the output back");
     const float *expect = is_copy ? c->h_in[variant] : c->h_expect[variant];

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/par.h"
 #include "../gbuf.h"
 #include "tests.h"
 
@@ -120,11 +121,50 @@ START_TEST(guard_first_diff)
 }
 END_TEST
 
+/* par_for visits every index once, in slices of whole grains, and OR-s what
+ * the slices report; par_memcpy and par_memset cover every byte. */
+static int mark(void *ctx, size_t begin, size_t end)
+{
+    unsigned char *seen = ctx;
+    for (size_t i = begin; i < end; i++)
+        seen[i]++;
+    return begin % 1000 != 0 ? 4 : begin != 0 ? 2 : 0; /* 2 from every slice but the first */
+}
+
+START_TEST(parallel_for)
+{
+    size_t n = 10 * 1000 + 7;
+    unsigned char *seen = calloc(n, 1);
+    ck_assert_ptr_nonnull(seen);
+    int r = par_for(n, 1000, mark, seen);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(seen[i] == 1, "index %zu seen %d times", i, seen[i]);
+    ck_assert_int_eq(r, par_threads() > 1 ? 2 : 0);
+    ck_assert_int_eq(par_for(0, 1000, mark, seen), 0);
+    size_t bytes = ((size_t)9 << 20) + 3;
+    unsigned char *a = malloc(bytes), *b = malloc(bytes);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < bytes; i++)
+        a[i] = (unsigned char)(i * 7 + 1);
+    par_memcpy(b, a, bytes);
+    ck_assert_int_eq(memcmp(a, b, bytes), 0);
+    par_memset(b, 0x5a, bytes);
+    ck_assert_int_eq(b[0], 0x5a);
+    ck_assert_int_eq(b[bytes - 1], 0x5a);
+    ck_assert_int_eq(b[bytes / 2], 0x5a);
+    free(a);
+    free(b);
+    free(seen);
+}
+END_TEST
+
 Suite *make_compare_suite(void)
 {
     Suite *s = suite_create("compare");
     TCase *tc = tcase_create("compare");
     tcase_add_test(tc, exact_match);
+    tcase_add_test(tc, parallel_for);
     tcase_add_test(tc, abs_and_rel_tolerance);
     tcase_add_test(tc, nan_never_matches);
     tcase_add_test(tc, unwritten_is_told_apart);

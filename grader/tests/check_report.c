@@ -214,6 +214,38 @@ START_TEST(json_escape)
 }
 END_TEST
 
+/* --timings: a stage's row adds both tests' phases; "other" is what the
+ * children did not account for of the stage's wall time; the lab's total adds
+ * the parent's inputs and the checks after the stages. */
+START_TEST(timings_table)
+{
+    fill();
+    for (int s = 0; s < LAB_MAX_STAGES; s++)
+        for (int k = 0; k < TEST_KINDS; k++)
+            memset(res.t[s][k].tm, 0, sizeof res.t[s][k].tm);
+    res.t[3][TEST_CORRECT].tm[TM_STARTUP] = 0.25;
+    res.t[3][TEST_PERF].tm[TM_STARTUP] = 0.5;
+    res.t[3][TEST_PERF].tm[TM_TIMED] = 2.0;
+    res.t[3][TEST_PERF].tm[TM_OTHER] = 0.125;
+    res.stage_wall[3] = 3.5;
+    res.wall = 10.0;
+    res.parent_tm[TM_INPUTS] = 1.5;
+    res.parent_tm[TM_REFERENCE] = 0.5;
+    res.after_wall = 0.75;
+    FILE *f = open_buf();
+    report_timings(f, &lab_transpose, &res);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "Where the time went, lab 1 (transpose)"));
+    /* start 0.75, timed 2.00, other 3.5 - 2.75 = 0.75, wall 3.50 */
+    ck_assert_msg(strstr(buf, "  3        0.75    0.00    0.00    0.00    0.00    0.00    0.00    "
+                              "2.00    0.00    0.00    0.75    3.50\n"),
+                  "%s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, "inputs made once, shared by every test): 2.00 s (inputs "
+                                      "1.50, CPU reference 0.50)"));
+    ck_assert_ptr_nonnull(strstr(buf, "lab 1 in all: 12.8 s"));
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -221,6 +253,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, score_counts_only_passes);
     tcase_add_test(tc, replay_command);
     tcase_add_test(tc, table_rows);
+    tcase_add_test(tc, timings_table);
     tcase_add_test(tc, failures_carry_replay);
     tcase_add_test(tc, failures_of_a_skeleton_are_short);
     tcase_add_test(tc, hints);

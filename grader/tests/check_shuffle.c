@@ -32,6 +32,46 @@ START_TEST(expected_scans)
 }
 END_TEST
 
+/* The fast checks agree with the expected outputs: over several blocks (so
+ * several threads), with every kind of mistake moved around. */
+START_TEST(fast_checks)
+{
+    size_t n = 3 * SHUFFLE_BLOCK + 77;
+    int *x = malloc(n * sizeof(int)), *got = malloc(n * sizeof(int));
+    size_t *plan = malloc((n / SHUFFLE_BLOCK + 2) * sizeof(size_t));
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(plan);
+    for (int v = 0; v < 2; v++) {
+        shuffle_make_ints(x, n, v, 42);
+        for (size_t seg = 0; seg <= 1024; seg += 1024) {
+            shuffle_expected_scan(x, n, seg, got);
+            ck_assert(shuffle_scan_ok(x, got, n, seg));
+            ck_assert(!shuffle_scan_ok(x, got, n, seg ? 0 : 1024)); /* other segments */
+            size_t at[] = {0, 1, SHUFFLE_BLOCK - 1, SHUFFLE_BLOCK, 2 * SHUFFLE_BLOCK + 5, n - 1};
+            for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+                got[at[i]] += 1;
+                ck_assert_msg(!shuffle_scan_ok(x, got, n, seg), "missed at %zu", at[i]);
+                got[at[i]] -= 1;
+            }
+        }
+        size_t k = shuffle_compact_plan(x, n, plan);
+        ck_assert_uint_eq(k, shuffle_expected_compact(x, n, got));
+        ck_assert(shuffle_compact_ok(x, n, plan, got));
+        int t = got[k - 1]; /* the last two kept elements swapped, where they differ */
+        size_t j = k - 2;
+        while (j > 0 && got[j] == t)
+            j--;
+        got[k - 1] = got[j];
+        got[j] = t;
+        ck_assert(!shuffle_compact_ok(x, n, plan, got));
+    }
+    free(x);
+    free(got);
+    free(plan);
+}
+END_TEST
+
 START_TEST(inputs)
 {
     size_t n = 100000;
@@ -153,6 +193,7 @@ Suite *make_shuffle_suite(void)
     TCase *tc = tcase_create("shuffle");
     tcase_add_test(tc, expected_scans);
     tcase_add_test(tc, inputs);
+    tcase_add_test(tc, fast_checks);
     tcase_add_test(tc, scan_judgements);
     tcase_add_test(tc, compact_judgements);
     tcase_add_test(tc, stages_and_sizes);

@@ -1,6 +1,9 @@
 #include <math.h>
+#include <time.h>
 
 #include "../../common/stats.h"
+#include "../runner.h"
+#include "../timings.h"
 #include "tests.h"
 
 START_TEST(median_odd_even)
@@ -41,6 +44,71 @@ START_TEST(median_of_paired_ratios)
 }
 END_TEST
 
+/* The phase clock charges each interval to the phase it was in: a sleep
+ * lands in its own phase (at least its length), nothing in phases never
+ * entered, and the totals add up to the time since the start. */
+START_TEST(phase_clock)
+{
+    double t0 = tm_now();
+    tm_start(TM_STARTUP);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    int left = tm_enter(TM_TIMED);
+    ck_assert_int_eq(left, TM_STARTUP);
+    nanosleep(&nap, NULL);
+    ck_assert_int_eq(tm_enter(left), TM_TIMED);
+    double secs[TM_COUNT];
+    tm_totals(secs);
+    double elapsed = tm_now() - t0, sum = 0;
+    for (int p = 0; p < TM_COUNT; p++)
+        sum += secs[p];
+    ck_assert_double_ge(secs[TM_STARTUP], 0.020);
+    ck_assert_double_ge(secs[TM_TIMED], 0.020);
+    ck_assert_double_eq(secs[TM_CEILING], 0.0);
+    ck_assert_double_le(sum, elapsed);
+    ck_assert_double_ge(sum, 0.040);
+    ck_assert_str_eq(tm_phase_key(TM_TIMED_CHECKS), "timed_checks");
+    ck_assert_str_eq(tm_phase_name(TM_REFERENCE), "CPU reference");
+    tm_start(TM_OTHER); /* a restart forgets what came before */
+    tm_totals(secs);
+    ck_assert_double_lt(secs[TM_STARTUP], 0.001);
+}
+END_TEST
+
+/* Timing stops early only when every pair so far decides every verdict with
+ * room to spare; a close call, or too few pairs, goes on. */
+START_TEST(settled_repetitions)
+{
+    enum { K = RUNNER_MIN_REPS };
+    double stage[K], wall[K], base[K], ceil[K];
+    for (int i = 0; i < K; i++) {
+        stage[i] = 1.0 + 0.01 * i;
+        wall[i] = stage[i] + 0.05;
+        base[i] = 2.0 * stage[i]; /* 2x over the base */
+        ceil[i] = 0.5 * stage[i]; /* 50% of the ceiling */
+    }
+    const double *bases[1] = {base};
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+    ck_assert(!runner_settled(K - 1, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 2.5, 0.0, 1.1)); /* clearly slow */
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.9, 0.0, 1.1)); /* within 10% */
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.4, 1.1));
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.47, 1.1));
+    ck_assert(runner_settled(K, stage, wall, NULL, 0, ceil, 0.0, 0.0, 1.1)); /* reported only */
+    base[3] = 1.45 * stage[3]; /* one pair close to the threshold */
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+    base[3] = 2.0 * stage[3];
+    ceil[5] = 1.05 * stage[5]; /* one pair near IMPOSSIBLE */
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+    ceil[5] = 0.5 * stage[5];
+    wall[7] = 1.5 * stage[7] + 0.95; /* one pair near TIMING ANOMALY */
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+    for (int i = 0; i < K; i++)
+        wall[i] = 10.0 * stage[i] + 5.0; /* clearly an anomaly: settled too */
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+}
+END_TEST
+
 Suite *make_stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -49,6 +117,8 @@ Suite *make_stats_suite(void)
     tcase_add_test(tc, quantiles);
     tcase_add_test(tc, empty_is_nan);
     tcase_add_test(tc, median_of_paired_ratios);
+    tcase_add_test(tc, phase_clock);
+    tcase_add_test(tc, settled_repetitions);
     suite_add_tcase(s, tc);
     return s;
 }
