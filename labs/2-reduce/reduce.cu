@@ -230,7 +230,7 @@ extern "C" lab_status reduce_unroll_all(const float *d_in, size_t n, float *d_ou
 /* ------------------------------------------------------------------------ */
 /* Stage 7: many elements per thread.                                         */
 /* Goal: the read bandwidth of the GPU. Stages 1 to 6 start one block per     */
-/* 512 elements; here:                                                        */
+/* 256 or 512 elements; here:                                                 */
 /*  - size the grid to the GPU: SMs x blocks per SM (cudaDeviceGetAttribute   */
 /*    with cudaDevAttrMultiProcessorCount, and                                */
 /*    cudaOccupancyMaxActiveBlocksPerMultiprocessor), fewer for small n;      */

@@ -43,8 +43,9 @@ static inline size_t reduce_work_floats(size_t n)
 typedef lab_status (*reduce_fn)(const float *d_in, size_t n, float *d_out, float *d_work,
                                 cudaStream_t stream);
 
-/* Given, complete: one block of 1024 threads sums everything. The yardstick
- * (what one SM of the GPU can do alone) and the finishing pass of stages 1-6. */
+/* Given, complete: one block of 1024 threads sums everything. The yardstick:
+ * what one SM of the GPU can do alone. (Stages 1-6 do not use it to finish:
+ * reduce_in_passes relaunches the stage's own kernel until one block is left.) */
 lab_status reduce_one_block(const float *d_in, size_t n, float *d_out, float *d_work,
                             cudaStream_t stream);
 

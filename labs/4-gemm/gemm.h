@@ -34,31 +34,31 @@ typedef enum lab_status {
 typedef lab_status (*gemm_fn)(int M, int N, int K, float alpha, const float *d_A,
                               const float *d_B, float beta, float *d_C, cudaStream_t stream);
 
-/* Stage 1: one thread per element of C, consecutive threads walking down M. */
+/* Stage 0 (given): one thread per element of C, consecutive threads walking down M. */
 lab_status gemm_naive(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                       float beta, float *d_C, cudaStream_t stream);
-/* Stage 2: one thread per element, consecutive threads walking along N. */
+/* Stage 1: one thread per element, consecutive threads walking along N. */
 lab_status gemm_coalesced(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                           float beta, float *d_C, cudaStream_t stream);
-/* Stage 3: tiles of A and B through shared memory. */
+/* Stage 2: tiles of A and B through shared memory. */
 lab_status gemm_shared(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                        float beta, float *d_C, cudaStream_t stream);
-/* Stage 4: each thread computes a column of several elements. */
+/* Stage 3: each thread computes a column of several elements. */
 lab_status gemm_tile_1d(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                         float beta, float *d_C, cudaStream_t stream);
-/* Stage 5: each thread computes an rm x rn block from registers. */
+/* Stage 4: each thread computes an rm x rn block from registers. */
 lab_status gemm_tile_2d(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                         float beta, float *d_C, cudaStream_t stream);
-/* Stage 6: 16-byte loads, A's tile stored transposed, 16-byte shared loads. */
+/* Stage 5: 16-byte loads, A's tile stored transposed, 16-byte shared loads. */
 lab_status gemm_vectorized(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                            float beta, float *d_C, cudaStream_t stream);
-/* Stage 7: the next tiles loaded while the current ones are used. */
+/* Stage 6: the next tiles loaded while the current ones are used. */
 lab_status gemm_double_buffer(int M, int N, int K, float alpha, const float *d_A,
                               const float *d_B, float beta, float *d_C, cudaStream_t stream);
-/* Stage 8: each warp owns a sub-tile of the block's tile. */
+/* Stage 7: each warp owns a sub-tile of the block's tile. */
 lab_status gemm_warp_tile(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                           float beta, float *d_C, cudaStream_t stream);
-/* Stage 9 (bonus): tensor cores in TF32, looser tolerance. */
+/* Stage 8 (bonus): tensor cores in TF32 (compute capability 8.0+), looser tolerance. */
 lab_status gemm_tensor_core(int M, int N, int K, float alpha, const float *d_A, const float *d_B,
                             float beta, float *d_C, cudaStream_t stream);
 
