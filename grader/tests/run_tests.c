@@ -48,6 +48,7 @@ int main(void)
         skipped = grade_gpu_test_count() + grade_gpu_left_out_count();
         printf("GPU tests: %d skipped (./grade --gpu-info exited %d: %s)\n", skipped, rc, info);
     }
+    skipped += formats_skipped_count();
     int unopened = grade_unopened_count();
     if (unopened)
         printf("adversarial cases of labs not open yet: %d skipped\n", unopened);

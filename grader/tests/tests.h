@@ -30,6 +30,7 @@ int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: 
 #include "../results.h"
 
 Suite *make_formats_suite(void);
+int formats_skipped_count(void); /* format tests whose consumer is missing here: skipped */
 Suite *make_config_suite(void);
 Suite *make_analytics_suite(void);
 Suite *make_pictures_suite(void);
