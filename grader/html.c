@@ -49,9 +49,11 @@ static void scoreboard(FILE *f, const lab_spec *spec, const lab_results *res)
                     t->pct_ceiling);
         else
             fprintf(f, "<td class=\"num\">-</td><td class=\"num\">-</td>");
-        if (p->timed && p->base >= 0)
-            fprintf(f, "<td class=\"%s\">%.2fx over %d</td>", verdict_class(p->v), p->speedup,
-                    p->base);
+        if (p->timed && p->base >= 0 && p->v == V_PASS)
+            fprintf(f, "<td class=\"pass\">%.2fx over %d</td>", p->speedup, p->base);
+        else if (p->timed && p->base >= 0) /* the ratio and the verdict it earned, by name */
+            fprintf(f, "<td class=\"%s\">%.2fx over %d: %s</td>", verdict_class(p->v),
+                    p->speedup, p->base, verdict_name(p->v));
         else if (p->graded && p->v != V_PASS)
             fprintf(f, "<td class=\"fail\">%s</td>", verdict_name(p->v));
         else
