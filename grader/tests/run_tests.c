@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, make_config_suite());
     srunner_add_suite(sr, make_analytics_suite());
     srunner_add_suite(sr, make_pictures_suite());
+    srunner_add_suite(sr, make_platforms_suite());
     srunner_add_suite(sr, make_elfsym_suite());
     srunner_add_suite(sr, make_labs_suite());
     srunner_add_suite(sr, make_reduce_suite());
