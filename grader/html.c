@@ -134,13 +134,8 @@ static void fixes(FILE *f, const lab_spec *spec, const lab_results *res, uint64_
 
 int report_html(FILE *f, const run_summary *r)
 {
-    int got = 0, max = 0;
-    for (int l = 0; l < r->n_labs; l++) {
-        int g, m;
-        report_score(r->specs[l], &r->res[l], &g, &m);
-        got += g;
-        max += m;
-    }
+    int got, max;
+    report_score_labs(r->specs, r->res, r->n_labs, &got, &max);
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                "<title>CUDA Labs results</title><style>%s</style></head><body>\n",
             css);

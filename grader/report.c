@@ -222,6 +222,18 @@ void report_score(const lab_spec *spec, const lab_results *res, int *got, int *m
         }
 }
 
+void report_score_labs(const lab_spec *const *specs, const lab_results *res, int n_labs,
+                       int *got, int *max)
+{
+    *got = *max = 0;
+    for (int l = 0; l < n_labs; l++) {
+        int g, m;
+        report_score(specs[l], &res[l], &g, &m);
+        *got += g;
+        *max += m;
+    }
+}
+
 int report_failed_tests(const lab_spec *spec, const lab_results *res)
 {
     int n = 0;

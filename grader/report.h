@@ -39,6 +39,10 @@ int report_hint(char *buf, size_t n, const lab_spec *spec, const lab_results *re
 /* Points earned and available in tests that ran. */
 void report_score(const lab_spec *spec, const lab_results *res, int *got, int *max);
 
+/* The same over n_labs labs. */
+void report_score_labs(const lab_spec *const *specs, const lab_results *res, int n_labs,
+                       int *got, int *max);
+
 /* Tests that ran and did not pass. */
 int report_failed_tests(const lab_spec *spec, const lab_results *res);
 

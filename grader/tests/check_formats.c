@@ -41,24 +41,16 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
-/* Graded tests in a run, and those that passed. */
-static int count_tests(const run_summary *r)
+/* Graded tests in a run (passed_only: those that passed). */
+static int count_tests(const run_summary *r, int passed_only)
 {
     int n = 0;
     for (int l = 0; l < r->n_labs; l++)
         for (int s = 0; s < LAB_MAX_STAGES; s++)
-            for (int k = 0; k < TEST_KINDS; k++)
-                n += r->res[l].t[s][k].graded;
-    return n;
-}
-
-static int count_passed(const run_summary *r)
-{
-    int n = 0;
-    for (int l = 0; l < r->n_labs; l++)
-        for (int s = 0; s < LAB_MAX_STAGES; s++)
-            for (int k = 0; k < TEST_KINDS; k++)
-                n += r->res[l].t[s][k].graded && r->res[l].t[s][k].v == V_PASS;
+            for (int k = 0; k < TEST_KINDS; k++) {
+                const test_record *t = &r->res[l].t[s][k];
+                n += t->graded && (!passed_only || t->v == V_PASS);
+            }
     return n;
 }
 
@@ -381,7 +373,7 @@ START_TEST(tap_read_by_tap_parser)
     run_summary r = rich_run();
     char want[128];
     snprintf(want, sizeof want, "count=%d pass=%d skip=1 extra=0 undiagnosed=0 bailout=false",
-             count_tests(&r), count_passed(&r));
+             count_tests(&r, 0), count_tests(&r, 1));
     ck_assert_msg(strstr(consumer_out, want) != NULL, "want %s\n%s", want, consumer_out);
     done_with_file();
 }
@@ -424,7 +416,7 @@ START_TEST(gradescope_documented_fields)
     consume(argv);
     run_summary r = rich_run();
     char want[64];
-    snprintf(want, sizeof want, "tests=%d output_format=text", count_tests(&r));
+    snprintf(want, sizeof want, "tests=%d output_format=text", count_tests(&r, 0));
     ck_assert_msg(strstr(consumer_out, want) != NULL, "%s", consumer_out);
     /* The fallback of a run that never graded follows the same rules. */
     format_gradescope_fallback(path, 77, "grade: no usable CUDA GPU.\n");
@@ -466,13 +458,8 @@ static void check_classroom_payload(const run_summary *r, int want_lines)
         lines += json_number(json_get(t, "line_no"), 0) > 0;
     }
     {
-        int got = 0, max = 0;
-        for (int l = 0; l < r->n_labs; l++) {
-            int g, m;
-            report_score(r->specs[l], &r->res[l], &g, &m);
-            got += g;
-            max += m;
-        }
+        int got, max;
+        report_score_labs(r->specs, r->res, r->n_labs, &got, &max);
         double max_score = json_number(json_get(doc, "max_score"), -1);
         ck_assert_double_eq(max_score, max);
         ck_assert_double_eq(posted, got);

@@ -272,7 +272,8 @@ START_TEST(make_autolab_one_scores_line)
     ck_assert_msg(shell(NULL, cmd) == 0, "%s", out);
     snprintf(cmd, sizeof cmd, "make --no-print-directory -C '%s' autolab LAB=1 HANDIN=broken.cu",
              dir);
-    ck_assert_int_eq(shell(NULL, cmd), 0);
+    const char *own_make[] = {"MAKEFLAGS=", "MAKELEVEL=", NULL};
+    ck_assert_int_eq(shell(own_make, cmd), 0);
     ck_assert_int_eq(count(out, "{\"scores\""), 1);
     size_t len = strlen(out);
     ck_assert(len > 1 && out[len - 1] == '\n');
@@ -293,7 +294,8 @@ END_TEST
  * "Error 77" line and exits 2, as it does for every failed recipe. */
 START_TEST(make_bench_without_gpu)
 {
-    const char *no_gpu[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    /* Not a sub-make of `make test`: none of its flags or jobserver. */
+    const char *no_gpu[] = {"CUDA_VISIBLE_DEVICES=-1", "MAKEFLAGS=", "MAKELEVEL=", NULL};
     ck_assert_int_eq(shell(no_gpu, "make --no-print-directory bench"), 2);
     ck_assert_int_eq(count(out, "make: bench times the reference solutions on a GPU"), 1);
     HAS("Nothing was built or timed.");
