@@ -207,7 +207,7 @@ coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARI
 
 # make bench: times the reference stages of labs 1 to 3 and the variants
 # behind their last stages (GPU needed).
-build/bench_transpose: grader/tests/bench_transpose.cu solutions/1-transpose/transpose.cu | check-nvcc
+build/bench_transpose: grader/tests/bench_transpose.cu grader/tests/bench_timing.cuh solutions/1-transpose/transpose.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
 build/bench_reduce: grader/tests/bench_reduce.cu grader/tests/bench_timing.cuh solutions/2-reduce/reduce.cu | check-nvcc
@@ -226,10 +226,16 @@ build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solut
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/6-conv $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H))) -o $@ $< $(filter %.o,$^) $(if $(CUDNN_H),-lcudnn) -lpthread
 # Lab 5 (not open yet): every stage host to host, next to the measured bounds.
-build/bench_streams: grader/tests/bench_streams.cu solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
+build/bench_streams: grader/tests/bench_streams.cu grader/tests/bench_timing.cuh solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^)
-bench: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_gemm build/bench_conv build/bench_streams
+# Without a GPU it says so in one line and stops (status 77) before building
+# anything; each benchmark also returns 77 with one line when run without one.
+.PHONY: bench-run
+bench: grade
+	@why=$$(./grade --gpu-info) || { echo "make: bench times the reference solutions on a GPU, and there is none here ($$why). Nothing was built or timed."; exit 77; }
+	@$(MAKE) --no-print-directory bench-run
+bench-run: build/bench_transpose build/bench_reduce build/bench_shuffle build/bench_gemm build/bench_conv build/bench_streams
 	build/bench_transpose 8192 8192 30
 	build/bench_reduce 268435456 30
 	build/bench_shuffle 268435456 20
@@ -253,7 +259,9 @@ profile: lab$(LAB)
 
 # make autolab LAB=1 HANDIN=transpose.cu: Autolab's grading step. The handin
 # replaces the lab's file, the lab is built and graded, and the last line of
-# the output is Autolab's {"scores": ...}.
+# the output is Autolab's {"scores": ...}, printed once. The build and the
+# grading are one shell line: a failed build prints its log and the zero
+# scores line, and ./grade never runs on an older library (removed first).
 HANDIN ?=
 .PHONY: autolab
 autolab:
@@ -262,8 +270,10 @@ autolab:
 	  test -n "$$dir" || { echo "make: lab $(LAB) is not available"; exit 2; }; \
 	  cp "$(HANDIN)" "$$dir$$(basename $${dir%/} | cut -d- -f2-).cu"
 	@mkdir -p build
-	@$(MAKE) --no-print-directory lab$(LAB) >/dev/null 2>build/autolab-build.log || { cat build/autolab-build.log; echo '{"scores": {"lab$(LAB)": 0}}'; exit 0; }
-	@./grade lab$(LAB) --autolab || true
+	@rm -f build/lab$(LAB).so; \
+	  if $(MAKE) --no-print-directory lab$(LAB) >build/autolab-build.log 2>&1; then \
+	    ./grade lab$(LAB) --autolab || true; \
+	  else cat build/autolab-build.log; echo '{"scores": {"lab$(LAB)": 0}}'; fi
 
 # make student-repo DEST=dir: what students get, from what is committed here:
 # the skeletons, handouts, grader and Makefile, without solutions/, the

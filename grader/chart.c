@@ -129,8 +129,11 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
             continue;
         }
         double w = t->throughput / axis * PLOT_W;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", PLOT_X0, by,
-                w, BAR, bar_colour(c, p));
+        const test_record *verdict_of = c->v != V_PASS ? c : p->graded ? p : c;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s"
+                   "</title></rect>\n",
+                PLOT_X0, by, w, BAR, bar_colour(c, p),
+                verdict_name(verdict_of->v));
         /* Values in a column of their own, right of the plot: nothing to overlap. */
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%.0f (%.0f%%)</text>\n",
                 PLOT_X0 + PLOT_W + 14, by + 12, t->throughput, t->pct_ceiling);
@@ -153,8 +156,11 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
             format_xml_escape(lab_ceiling_name(spec, s), esc, sizeof esc);
             fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\" "
                        "stroke-dasharray=\"4,3\" stroke-width=\"1.5\"><title>ceiling: %s, %.0f "
-                       "%s</title></line>\n",
-                    x, by - 6, x, by + BAR + 6, esc, t->ceiling_throughput, spec->unit);
+                       "%s</title></line>\n"
+                       "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" font-size=\"10\" "
+                       "fill=\"#444\">%s</text>\n",
+                    x, by - 6, x, by + BAR + 6, esc, t->ceiling_throughput, spec->unit, x - 3,
+                    by + BAR + 11, esc); /* labelled in the gap under the bar */
         }
         if (reference && spec->reference_throughput && spec->reference_throughput[s] > 0) {
             double x = PLOT_X0 + spec->reference_throughput[s] / axis * PLOT_W;

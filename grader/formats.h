@@ -18,6 +18,8 @@ typedef struct run_summary {
     int n_labs;
     const devinfo *dev;
     uint64_t seed;
+    double elapsed_s;        /* the grading run's wall time; 0 when unknown */
+    const char *source_root; /* where labs/ is, for the lines of stage functions; NULL: none */
 } run_summary;
 
 int format_junit(FILE *f, const run_summary *r);
@@ -35,6 +37,13 @@ int format_classroom_output(const run_summary *r);
  * messages it printed (said), its exit status, and the end of the build log
  * named by $GRADE_BUILD_LOG. */
 void format_gradescope_fallback(const char *path, int rc, const char *said);
+/* The Classroom payload of a run that never graded: one test in error, 0
+ * points out of max_score, with the same text; what names it ("lab1"). 0 on
+ * success. */
+int format_classroom_fallback(int rc, const char *said, const char *what, int max_score);
+/* The first line (from 1) of the file at path where symbol is followed by
+ * '(', or 0. */
+int format_source_line(const char *path, const char *symbol);
 
 /* Standard base64 of n bytes into out (4 * ceil(n / 3) + 1 bytes); returns out. */
 char *format_base64(const unsigned char *in, size_t n, char *out);

@@ -49,9 +49,11 @@ static void scoreboard(FILE *f, const lab_spec *spec, const lab_results *res)
                     t->pct_ceiling);
         else
             fprintf(f, "<td class=\"num\">-</td><td class=\"num\">-</td>");
-        if (p->timed && p->base >= 0)
-            fprintf(f, "<td class=\"%s\">%.2fx over %d</td>", verdict_class(p->v), p->speedup,
-                    p->base);
+        if (p->timed && p->base >= 0 && p->v == V_PASS)
+            fprintf(f, "<td class=\"pass\">%.2fx over %d</td>", p->speedup, p->base);
+        else if (p->timed && p->base >= 0) /* the ratio and the verdict it earned, by name */
+            fprintf(f, "<td class=\"%s\">%.2fx over %d: %s</td>", verdict_class(p->v),
+                    p->speedup, p->base, verdict_name(p->v));
         else if (p->graded && p->v != V_PASS)
             fprintf(f, "<td class=\"fail\">%s</td>", verdict_name(p->v));
         else
@@ -132,13 +134,8 @@ static void fixes(FILE *f, const lab_spec *spec, const lab_results *res, uint64_
 
 int report_html(FILE *f, const run_summary *r)
 {
-    int got = 0, max = 0;
-    for (int l = 0; l < r->n_labs; l++) {
-        int g, m;
-        report_score(r->specs[l], &r->res[l], &g, &m);
-        got += g;
-        max += m;
-    }
+    int got, max;
+    report_score_labs(r->specs, r->res, r->n_labs, &got, &max);
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                "<title>CUDA Labs results</title><style>%s</style></head><body>\n",
             css);

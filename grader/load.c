@@ -49,8 +49,30 @@ static void take_test(const json *j, test_record *t)
     t->min_ceiling = json_number(json_get(tm, "min_ceiling"), 0);
 }
 
-int results_load(const char *path, const lab_spec **specs, lab_results *res, int max_labs,
-                 int *n_labs, devinfo *dev, uint64_t *seed, char *err, size_t errn)
+/* A number of the stage object, else of the test it names, else fallback. */
+static double recorded(const json *st, const char *key, const char *test, const char *test_key,
+                       double fallback)
+{
+    const json *t = test ? json_get(st, test) : NULL;
+    if (t && strcmp(test_key, "max_points") != 0)
+        t = json_get(t, "timing");
+    return json_number(json_get(st, key), json_number(json_get(t, test_key), fallback));
+}
+
+/* The stage's rules as graded: points and thresholds from the record. */
+static void take_stage_rules(const json *st, lab_stage *stage)
+{
+    stage->points_correct =
+        (int)recorded(st, "points_correct", "correctness", "max_points", stage->points_correct);
+    stage->points_speed =
+        (int)recorded(st, "points_speed", "speed", "max_points", stage->points_speed);
+    stage->min_speedup = recorded(st, "min_speedup", "speed", "min_speedup", stage->min_speedup);
+    stage->min_ceiling = recorded(st, "min_ceiling", "speed", "min_ceiling", stage->min_ceiling);
+}
+
+int results_load(const char *path, loaded_lab *out, lab_results *res, int max_labs,
+                 int *n_labs, devinfo *dev, uint64_t *seed, double *elapsed_s, char *err,
+                 size_t errn)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -84,6 +106,7 @@ int results_load(const char *path, const lab_spec **specs, lab_results *res, int
     dev->driver_version = (int)json_number(json_get(gpu, "driver"), 0);
     dev->runtime_version = (int)json_number(json_get(gpu, "runtime"), 0);
     *seed = strtoull(json_string(json_get(doc, "seed"), "0"), NULL, 0);
+    *elapsed_s = json_number(json_get(doc, "elapsed_s"), 0);
 
     *n_labs = 0;
     const json *labs = json_get(doc, "labs");
@@ -93,6 +116,13 @@ int results_load(const char *path, const lab_spec **specs, lab_results *res, int
         const lab_spec *spec = lab_find(name);
         if (!spec || !spec->available)
             continue;
+        loaded_lab *lab = &out[*n_labs];
+        lab->spec = *spec;
+        for (int s = 0; s < spec->n_stages; s++)
+            lab->stages[s] = spec->stages[s];
+        lab->spec.stages = lab->stages;
+        snprintf(lab->library, sizeof lab->library, "%s",
+                 json_string(json_get(&labs->items[l], "library"), ""));
         lab_results *r = &res[*n_labs];
         memset(r, 0, sizeof *r);
         r->magic = RESULTS_MAGIC;
@@ -108,12 +138,13 @@ int results_load(const char *path, const lab_spec **specs, lab_results *res, int
             int s = (int)json_number(json_get(st, "stage"), -1);
             if (s < 0 || s >= spec->n_stages)
                 continue;
+            take_stage_rules(st, &lab->stages[s]);
             if (json_get(st, "correctness"))
                 take_test(json_get(st, "correctness"), &r->t[s][TEST_CORRECT]);
             if (json_get(st, "speed"))
                 take_test(json_get(st, "speed"), &r->t[s][TEST_PERF]);
         }
-        specs[(*n_labs)++] = spec;
+        (*n_labs)++;
     }
     json_free(doc);
     if (*n_labs == 0) {

@@ -2,6 +2,7 @@
 #ifndef CUDA_LABS_LOAD_H
 #define CUDA_LABS_LOAD_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,8 +10,18 @@
 #include "lab.h"
 #include "results.h"
 
-/* Fills specs, res (up to max_labs), the GPU and the seed; 0, or -1 with err. */
-int results_load(const char *path, const lab_spec **specs, lab_results *res, int max_labs,
-                 int *n_labs, devinfo *dev, uint64_t *seed, char *err, size_t errn);
+/* One lab as it was graded: the table's spec with the points and thresholds
+ * the run recorded (not today's table), and the library graded. */
+typedef struct loaded_lab {
+    lab_spec spec;
+    lab_stage stages[LAB_MAX_STAGES];
+    char library[PATH_MAX];
+} loaded_lab;
+
+/* Fills labs, res (up to max_labs), the GPU, the seed and the run's wall
+ * time (0 when not recorded); 0, or -1 with err. */
+int results_load(const char *path, loaded_lab *labs, lab_results *res, int max_labs,
+                 int *n_labs, devinfo *dev, uint64_t *seed, double *elapsed_s, char *err,
+                 size_t errn);
 
 #endif

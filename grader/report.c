@@ -222,6 +222,18 @@ void report_score(const lab_spec *spec, const lab_results *res, int *got, int *m
         }
 }
 
+void report_score_labs(const lab_spec *const *specs, const lab_results *res, int n_labs,
+                       int *got, int *max)
+{
+    *got = *max = 0;
+    for (int l = 0; l < n_labs; l++) {
+        int g, m;
+        report_score(specs[l], &res[l], &g, &m);
+        *got += g;
+        *max += m;
+    }
+}
+
 int report_failed_tests(const lab_spec *spec, const lab_results *res)
 {
     int n = 0;
@@ -357,6 +369,12 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
 int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
                 const devinfo *dev, uint64_t seed, const char *const *libs)
 {
+    return report_json_run(f, specs, res, n_labs, dev, seed, libs, 0);
+}
+
+int report_json_run(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
+                    const devinfo *dev, uint64_t seed, const char *const *libs, double elapsed_s)
+{
     char esc[512];
     int got_all = 0, max_all = 0;
     fprintf(f, "{\"seed\": \"0x%llx\", \"gpu\": {\"name\": \"%s\", \"compute_capability\": "
@@ -389,8 +407,14 @@ int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, i
             const test_record *p = rec(&res[l], s, TEST_PERF);
             if (!c->graded && !p->graded)
                 continue;
+            const lab_stage *st = &spec->stages[s];
             fprintf(f, "%s\n    {\"stage\": %d, \"title\": \"%s\", \"symbol\": \"%s\"", first ? "" : ",",
-                    s, spec->stages[s].title, spec->stages[s].symbol);
+                    s, st->title, st->symbol);
+            /* The rules it was graded by, so that --from reports them, not today's table. */
+            fprintf(f, ", \"points_correct\": %d, \"points_speed\": %d, ", st->points_correct,
+                    st->points_speed);
+            json_num(f, "min_speedup", st->min_speedup, 1);
+            json_num(f, "min_ceiling", st->min_ceiling, 0);
             first = 0;
             if (c->graded) {
                 fprintf(f, ", \"correctness\": ");
@@ -404,6 +428,9 @@ int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, i
         }
         fprintf(f, "]}");
     }
-    fprintf(f, "],\n \"score\": %d, \"max_score\": %d}\n", got_all, max_all);
+    fprintf(f, "],\n \"score\": %d, \"max_score\": %d", got_all, max_all);
+    if (elapsed_s > 0)
+        fprintf(f, ", \"elapsed_s\": %.1f", elapsed_s);
+    fprintf(f, "}\n");
     return ferror(f) ? -1 : 0;
 }

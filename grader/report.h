@@ -43,12 +43,19 @@ int report_hint(char *buf, size_t n, const lab_spec *spec, const lab_results *re
 /* Points earned and available in tests that ran. */
 void report_score(const lab_spec *spec, const lab_results *res, int *got, int *max);
 
+/* The same over n_labs labs. */
+void report_score_labs(const lab_spec *const *specs, const lab_results *res, int n_labs,
+                       int *got, int *max);
+
 /* Tests that ran and did not pass. */
 int report_failed_tests(const lab_spec *spec, const lab_results *res);
 
 /* Everything as one JSON document; 0 on success. */
 int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
                 const devinfo *dev, uint64_t seed, const char *const *libs);
+/* The same, with the grading run's wall time (written when above 0). */
+int report_json_run(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
+                    const devinfo *dev, uint64_t seed, const char *const *libs, double elapsed_s);
 
 /* JSON string escaping into buf; returns buf. */
 const char *report_json_escape(const char *s, char *buf, size_t n);

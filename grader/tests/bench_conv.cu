@@ -94,6 +94,8 @@ static float cudnn_ms(cudnnHandle_t h, conv_shape l, const float *x, const float
 
 int main(int argc, char **argv)
 {
+    if (bench_no_gpu("bench_conv"))
+        return 77;
     int reps = argc > 1 ? atoi(argv[1]) : 10;
     int first = argc > 2 ? atoi(argv[2]) : 0, last = argc > 3 ? atoi(argv[3]) : conv_n_layers - 1;
     uint64_t seed = 0x5eed6;

@@ -44,6 +44,8 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    if (bench_no_gpu("bench_gemm"))
+        return 77;
     int reps = argc > 1 ? atoi(argv[1]) : 10;
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {

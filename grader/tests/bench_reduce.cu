@@ -48,6 +48,8 @@ __global__ void branch_kernel(const float *__restrict__ in, float *__restrict__ 
 
 int main(int argc, char **argv)
 {
+    if (bench_no_gpu("bench_reduce"))
+        return 77;
     size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : ((size_t)1 << 28);
     int reps = argc > 2 ? atoi(argv[2]) : 30;
     float *d_in, *d_out, *d_work;

@@ -36,6 +36,8 @@ static void compact(const int *in, size_t n, int *out, int *count, void *work)
 
 int main(int argc, char **argv)
 {
+    if (bench_no_gpu("bench_shuffle"))
+        return 77;
     size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : ((size_t)1 << 28);
     int reps = argc > 2 ? atoi(argv[2]) : 20;
     int *d_in, *d_out, *d_count;

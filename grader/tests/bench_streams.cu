@@ -17,6 +17,7 @@ extern "C" {
 #include "../labs/streams_lab.h"
 }
 #include "../../solutions/5-streams/streams.cu"
+#include "bench_timing.cuh"
 
 enum host_kind { PAGEABLE, PINNED, MAPPED };
 
@@ -152,6 +153,8 @@ static double kernel_ms(const streams_job *job, float *d_x, float *d_y, float *d
 
 int main(int argc, char **argv)
 {
+    if (bench_no_gpu("bench_streams"))
+        return 77;
     int log2n = argc > 1 ? atoi(argv[1]) : 26;
     int chunks = argc > 2 ? atoi(argv[2]) : 8;
     int reps = argc > 3 ? atoi(argv[3]) : 5;

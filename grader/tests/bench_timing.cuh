@@ -7,9 +7,23 @@
 #define CUDA_LABS_BENCH_TIMING_CUH
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include <cuda_runtime.h>
+
+/* 1, after one line that says so, when no GPU answers: a benchmark then
+ * returns 77 from main instead of printing times of work that never ran. */
+static int bench_no_gpu(const char *name)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaSuccess && n > 0)
+        return 0;
+    printf("%s: no usable CUDA GPU (%s), so nothing was timed.\n", name,
+           e == cudaSuccess ? "none found" : cudaGetErrorString(e));
+    return 1;
+}
 
 template <class F> static float time_ms(F f, int reps)
 {

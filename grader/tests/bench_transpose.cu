@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../solutions/1-transpose/transpose.cu"
+#include "bench_timing.cuh"
 
 template <int TR, int TC, int TH>
 static lab_status variant(const float *in, float *out, int r, int c, cudaStream_t s)
@@ -32,6 +33,8 @@ struct entry {
 
 int main(int argc, char **argv)
 {
+    if (bench_no_gpu("bench_transpose"))
+        return 77;
     int rows = argc > 1 ? atoi(argv[1]) : 8192, cols = argc > 2 ? atoi(argv[2]) : 8192;
     int reps = argc > 3 ? atoi(argv[3]) : 30;
     size_t n = (size_t)rows * cols, bytes = n * 4;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../chart.h"
+#include "../formats.h"
 #include "../html.h"
 #include "../load.h"
 #include "../report.h"
@@ -123,7 +124,7 @@ START_TEST(html_page)
 {
     setup_run("NVIDIA RTX A6000");
     const lab_spec *specs[] = {&lab_transpose};
-    run_summary r = {specs, &res, 1, &dev, 0xbeef};
+    run_summary r = {specs, &res, 1, &dev, 0xbeef, 0, NULL};
     char *html = render(html_fn, &r);
     ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
     ck_assert_ptr_nonnull(strstr(html, "<h1>CUDA Labs results: 40/70 points</h1>"));
@@ -144,6 +145,68 @@ START_TEST(html_page)
 }
 END_TEST
 
+/* Every verdict a test can end with is named on the page, not only coloured:
+ * in the scoreboard for a correctness test, and next to the ratio for a
+ * timed speed test (TECHNIQUE MISSING was an orange ratio alone). */
+START_TEST(html_names_every_verdict)
+{
+    const lab_spec *specs[] = {&lab_transpose};
+    run_summary r = {specs, &res, 1, &dev, 0xbeef, 0, NULL};
+    for (int v = V_SLOW; v < V_COUNT; v++) {
+        setup_run("NVIDIA RTX A6000");
+        res.t[4][TEST_PERF].v = (verdict)v; /* timed, with a ratio */
+        char *html = render(html_fn, &r);
+        char cell[160];
+        snprintf(cell, sizeof cell, "1.04x over 3: %s</td>", verdict_name((verdict)v));
+        ck_assert_msg(strstr(html, cell) != NULL, "speed verdict %s is not named",
+                      verdict_name((verdict)v));
+        setup_run("NVIDIA RTX A6000");
+        res.t[1][TEST_CORRECT].v = (verdict)v;
+        html = render(html_fn, &r);
+        snprintf(cell, sizeof cell, "\">%s</td>", verdict_name((verdict)v));
+        ck_assert_msg(strstr(html, cell) != NULL, "correctness verdict %s is not named",
+                      verdict_name((verdict)v));
+    }
+}
+END_TEST
+
+/* Lab 3 measures four ceilings: every dashed ceiling line carries its name
+ * as text on the chart, not only as a tooltip. */
+START_TEST(chart_labels_every_ceiling)
+{
+    extern const lab_spec lab_shuffle;
+    static lab_results three;
+    memset(&three, 0, sizeof three);
+    for (int s = 0; s < lab_shuffle.n_stages; s++) {
+        three.t[s][TEST_CORRECT] = (test_record){.graded = 1, .state = STATE_FINISHED,
+                                                 .v = V_PASS, .timed = 1, .throughput = 1000,
+                                                 .pct_ceiling = 50, .base = -1,
+                                                 .ceiling_throughput = 1500 + 500 * (s % 4)};
+        three.t[s][TEST_PERF].base = -1;
+    }
+    memset(&dev, 0, sizeof dev);
+    char *svg = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&svg, &len);
+    ck_assert_int_eq(chart_svg(f, &lab_shuffle, &three, &dev), 0);
+    fclose(f);
+    ck_assert(xml_well_nested(svg));
+    int lines = count(svg, "stroke-dasharray=\"4,3\" stroke-width=\"1.5\"><title>ceiling:");
+    ck_assert_int_eq(lines, lab_shuffle.n_stages);
+    int names = 0;
+    for (int s = 0; s < lab_shuffle.n_stages; s++) {
+        char label[260], esc[200];
+        format_xml_escape(lab_ceiling_name(&lab_shuffle, s), esc, sizeof esc);
+        snprintf(label, sizeof label, "fill=\"#444\">%s</text>", esc);
+        ck_assert_msg(strstr(svg, label) != NULL, "no label for %s", esc);
+        names += count(svg, label) > 0;
+    }
+    ck_assert_int_eq(count(svg, "font-size=\"10\" fill=\"#444\">"), lines);
+    ck_assert_int_ge(names, 4);
+    free(svg);
+}
+END_TEST
+
 /* --json then --from gives the same run back. */
 START_TEST(load_round_trip)
 {
@@ -156,16 +219,18 @@ START_TEST(load_round_trip)
     const char *libs[] = {"x.so"};
     ck_assert_int_eq(report_json(f, specs, &res, 1, &dev, 0x1234, libs), 0);
     fclose(f);
-    const lab_spec *loaded[4];
+    static loaded_lab loaded[4];
     static lab_results back[4];
     int n = 0;
     devinfo d2;
     uint64_t seed = 0;
     char err[256];
-    ck_assert_int_eq(results_load(path, loaded, back, 4, &n, &d2, &seed, err, sizeof err), 0);
+    double elapsed = 0;
+    ck_assert_int_eq(results_load(path, loaded, back, 4, &n, &d2, &seed, &elapsed, err, sizeof err), 0);
     unlink(path);
     ck_assert_int_eq(n, 1);
-    ck_assert_ptr_eq(loaded[0], &lab_transpose);
+    ck_assert_int_eq(loaded[0].spec.number, lab_transpose.number);
+    ck_assert_str_eq(loaded[0].library, "x.so");
     ck_assert_uint_eq(seed, 0x1234);
     ck_assert_str_eq(d2.name, "NVIDIA H200");
     ck_assert_int_eq(d2.cc_major, 9);
@@ -188,7 +253,7 @@ START_TEST(load_round_trip)
     report_score(&lab_transpose, &back[0], &got, &max);
     ck_assert_int_eq(got, 40);
     ck_assert_int_eq(max, 70);
-    ck_assert_int_eq(results_load("/nonexistent.json", loaded, back, 4, &n, &d2, &seed, err, sizeof err), -1);
+    ck_assert_int_eq(results_load("/nonexistent.json", loaded, back, 4, &n, &d2, &seed, &elapsed, err, sizeof err), -1);
 }
 END_TEST
 
@@ -200,6 +265,8 @@ Suite *make_pictures_suite(void)
     tcase_add_test(tc, chart_marks_the_reference_on_its_gpu);
     tcase_add_test(tc, html_page);
     tcase_add_test(tc, load_round_trip);
+    tcase_add_test(tc, html_names_every_verdict);
+    tcase_add_test(tc, chart_labels_every_ceiling);
     suite_add_tcase(s, tc);
     return s;
 }

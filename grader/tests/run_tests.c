@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, make_config_suite());
     srunner_add_suite(sr, make_analytics_suite());
     srunner_add_suite(sr, make_pictures_suite());
+    srunner_add_suite(sr, make_platforms_suite());
     srunner_add_suite(sr, make_elfsym_suite());
     srunner_add_suite(sr, make_labs_suite());
     srunner_add_suite(sr, make_reduce_suite());
@@ -48,6 +49,7 @@ int main(void)
         skipped = grade_gpu_test_count() + grade_gpu_left_out_count();
         printf("GPU tests: %d skipped (./grade --gpu-info exited %d: %s)\n", skipped, rc, info);
     }
+    skipped += formats_skipped_count();
     int unopened = grade_unopened_count();
     if (unopened)
         printf("adversarial cases of labs not open yet: %d skipped\n", unopened);

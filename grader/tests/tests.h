@@ -30,9 +30,11 @@ int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: 
 #include "../results.h"
 
 Suite *make_formats_suite(void);
+int formats_skipped_count(void); /* format tests whose consumer is missing here: skipped */
 Suite *make_config_suite(void);
 Suite *make_analytics_suite(void);
 Suite *make_pictures_suite(void);
+Suite *make_platforms_suite(void); /* Classroom, --from, make autolab and bench, from outside */
 /* A made-up lab 1 run: stages 0, 1 correct; 3 correct and fast; 4 correct and
  * too slow; 5 wrong, its speed skipped. 40 of 70 points. */
 void fixture_results(lab_results *r);
