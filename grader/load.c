@@ -18,6 +18,13 @@ static verdict verdict_from(const char *name)
     return V_NOT_RUN;
 }
 
+/* The seconds of each phase (--timings), as written by report_json. */
+static void take_seconds(const json *j, double *tm)
+{
+    for (int p = 0; p < TM_COUNT; p++)
+        tm[p] = json_number(json_get(j, tm_phase_key(p)), 0);
+}
+
 static void take_test(const json *j, test_record *t)
 {
     t->graded = 1;
@@ -29,6 +36,7 @@ static void take_test(const json *j, test_record *t)
     snprintf(t->kernels, sizeof t->kernels, "%s", json_string(json_get(j, "kernels"), ""));
     snprintf(t->missing_technique, sizeof t->missing_technique, "%s",
              json_string(json_get(j, "missing_technique"), ""));
+    take_seconds(json_get(j, "seconds"), t->tm);
     const json *tm = json_get(j, "timing");
     if (!tm)
         return;
@@ -132,6 +140,13 @@ int results_load(const char *path, loaded_lab *out, lab_results *res, int max_la
                 r->t[s][k].size = -1;
                 r->t[s][k].base = -1;
             }
+        const json *secs = json_get(&labs->items[l], "seconds");
+        take_seconds(json_get(secs, "before"), r->parent_tm);
+        r->after_wall = json_number(json_get(secs, "after"), 0);
+        r->wall = json_number(json_get(secs, "wall"), 0);
+        const json *walls = json_get(secs, "stage_wall");
+        for (int s = 0; walls && walls->type == JSON_ARRAY && s < walls->n && s < LAB_MAX_STAGES; s++)
+            r->stage_wall[s] = json_number(&walls->items[s], 0);
         const json *stages = json_get(&labs->items[l], "stages");
         for (int k = 0; stages && stages->type == JSON_ARRAY && k < stages->n; k++) {
             const json *st = &stages->items[k];

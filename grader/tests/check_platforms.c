@@ -197,6 +197,14 @@ static void record_run(const char *path)
     static lab_results res;
     fixture_results(&res);
     res.t[4][TEST_PERF].min_speedup = 1.37;
+    for (int p = 0; p < TM_COUNT; p++) { /* --timings' seconds travel too */
+        res.t[3][TEST_PERF].tm[p] = 0.125 * (p + 1);
+        res.parent_tm[p] = 0.5 * p;
+    }
+    for (int s = 0; s < lab_transpose.n_stages; s++)
+        res.stage_wall[s] = 1.25 + s;
+    res.wall = 17.5;
+    res.after_wall = 0.75;
     const lab_spec *specs[] = {&recorded_lab};
     const char *libs[] = {"/home/student/build/lab1.so"};
     devinfo dev;
@@ -233,6 +241,8 @@ START_TEST(from_round_trip)
     ck_assert_int_eq(read_text(b, second, sizeof second), 0);
     ck_assert_str_eq(first, second);
     ck_assert_ptr_nonnull(strstr(second, "\"library\": \"/home/student/build/lab1.so\""));
+    ck_assert_ptr_nonnull(strstr(second, "\"timed\": 1.000"));
+    ck_assert_ptr_nonnull(strstr(second, "\"stage_wall\": [1.250, 2.250"));
     /* Every format made from the run agrees on the threshold and the points. */
     const struct {
         const char *file, *threshold, *score;
