@@ -166,8 +166,8 @@ ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL
 # the solutions: say so instead of failing on a missing file.
 FULL_REPO := $(and $(wildcard grader/tests/run_tests.c),$(wildcard solutions))
 ifeq ($(FULL_REPO),)
-.PHONY: test coverage solutions bench
-test coverage solutions bench:
+.PHONY: test coverage solutions bench stability
+test coverage solutions bench stability:
 	@echo "make: this is a student copy: $@ needs the course repository (solutions/, grader/tests/). Grade your work with make labN && ./grade."
 	@exit 2
 else
@@ -177,10 +177,24 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: test
-# TEST_LABS=2,3 limits the GPU tests to those labs (all of them take over ten
-# minutes on an H200); without a GPU it changes nothing.
+# TEST_LABS=2,3 limits the GPU tests to those labs; without a GPU it changes
+# nothing. The whole output is also kept in build/test.log.
 test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
-	@TEST_LABS="$(TEST_LABS)" build/tests/run_tests
+	@set -o pipefail; TEST_LABS="$(TEST_LABS)" build/tests/run_tests 2>&1 | tee build/test.log
+
+# make stability RUNS=10: the solutions of every lab graded RUNS times with
+# fresh seeds, then per stage the failures, min/median/max speedup and share
+# of the ceiling, and the margin to each threshold (GPU needed).
+RUNS ?= 10
+.PHONY: stability
+stability: solutions
+	@rm -rf build/stability && mkdir -p build/stability
+	@for i in $$(seq 1 $(RUNS)); do \
+	  ./grade all --solutions --json build/stability/run-$$i.json > build/stability/run-$$i.log 2>&1; rc=$$?; \
+	  if [ $$rc = 77 ]; then echo "make: stability needs a GPU: $$(head -n 1 build/stability/run-$$i.log)"; exit 77; fi; \
+	  echo "run $$i of $(RUNS): exit $$rc, $$(grep -h '^Score:' build/stability/run-$$i.log), log build/stability/run-$$i.log"; \
+	done
+	./grade --stability build/stability
 
 # ---- coverage of the host code (gcovr) -----------------------------------------------
 COV := build/cov
@@ -302,6 +316,7 @@ help:
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make profile LAB=N STAGE=S   one stage under Nsight Compute, explained in plain words"
 	@echo "  make bench            the reference solutions' benchmarks (GPU): every lab, next to its ceiling"
+	@echo "  make stability RUNS=10  the solutions graded RUNS times: failures and margins per stage (GPU)"
 	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"
 	@echo "  make autolab LAB=N HANDIN=file   Autolab's grading step (scores line last)"
 	@echo "  make clean            remove build/ and ./grade"

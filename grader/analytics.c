@@ -321,3 +321,159 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
     }
     return 0;
 }
+
+/* ---- stability: many runs of the same code ---- */
+
+typedef struct run_stats {
+    char title[80];
+    int runs, failures;
+    double min_speedup, min_ceiling; /* the thresholds it was graded by */
+    int speed_graded, has_base;
+    double speedup[ANALYTICS_MAX_RUNS], pct[ANALYTICS_MAX_RUNS];
+    int n_speedup, n_pct;
+} run_stats;
+
+static void take_run(const json *doc, run_stats (*labs)[LAB_MAX_STAGES], char *gpu, size_t gpun)
+{
+    snprintf(gpu, gpun, "%s", json_string(json_get(json_get(doc, "gpu"), "name"), "?"));
+    const json *arr = json_get(doc, "labs");
+    for (int l = 0; arr && arr->type == JSON_ARRAY && l < arr->n; l++) {
+        const json *lab = &arr->items[l];
+        int number = (int)json_number(json_get(lab, "lab"), 0);
+        const json *stages = json_get(lab, "stages");
+        for (int k = 0; number >= 1 && number <= MAX_LABS && stages &&
+                        stages->type == JSON_ARRAY && k < stages->n;
+             k++) {
+            const json *st = &stages->items[k];
+            int s = (int)json_number(json_get(st, "stage"), -1);
+            if (s < 0 || s >= LAB_MAX_STAGES)
+                continue;
+            run_stats *r = &labs[number - 1][s];
+            snprintf(r->title, sizeof r->title, "%s", json_string(json_get(st, "title"), ""));
+            const json *corr = json_get(st, "correctness"), *speed = json_get(st, "speed");
+            /* The stage's rules; files from before they were written there
+             * carry them in the speed test's timing. */
+            const json *rules = json_get(speed, "timing");
+            r->min_speedup = json_number(json_get(st, "min_speedup"),
+                                         json_number(json_get(rules, "min_speedup"), 0));
+            r->min_ceiling = json_number(json_get(st, "min_ceiling"),
+                                         json_number(json_get(rules, "min_ceiling"), 0));
+            r->speed_graded = json_number(json_get(st, "points_speed"), speed ? 1 : 0) > 0;
+            int failed = corr && strcmp(json_string(json_get(corr, "verdict"), ""), "PASS") != 0;
+            failed |= speed && strcmp(json_string(json_get(speed, "verdict"), ""), "PASS") != 0;
+            r->failures += failed;
+            r->runs++;
+            const json *timed = json_get(speed ? speed : corr, "timing");
+            double sp = json_number(json_get(timed, "speedup"), NAN);
+            double pct = json_number(json_get(timed, "pct_ceiling"), NAN);
+            if (json_number(json_get(timed, "base"), -1) >= 0 && isfinite(sp) &&
+                r->n_speedup < ANALYTICS_MAX_RUNS) {
+                r->has_base = 1;
+                r->speedup[r->n_speedup++] = sp;
+            }
+            if (timed && isfinite(pct) && r->n_pct < ANALYTICS_MAX_RUNS)
+                r->pct[r->n_pct++] = pct;
+        }
+    }
+}
+
+/* "min / median / max" of v, or "-" */
+static void spread(char *buf, size_t n, const double *v, int k, const char *fmt)
+{
+    if (k == 0) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    double lo = v[0], hi = v[0];
+    for (int i = 1; i < k; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    char a[16], b[16], c[16];
+    snprintf(a, sizeof a, fmt, lo);
+    snprintf(b, sizeof b, fmt, stats_median(v, (size_t)k));
+    snprintf(c, sizeof c, fmt, hi);
+    snprintf(buf, n, "%s / %s / %s", a, b, c);
+}
+
+static double min_of(const double *v, int k)
+{
+    double lo = INFINITY;
+    for (int i = 0; i < k; i++)
+        lo = v[i] < lo ? v[i] : lo;
+    return lo;
+}
+
+int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
+{
+    char **names;
+    int n = list_files(dir, ".json", &names);
+    if (n < 0) {
+        snprintf(err, errn, "cannot open the folder %s", dir);
+        return -1;
+    }
+    static run_stats labs[MAX_LABS][LAB_MAX_STAGES];
+    memset(labs, 0, sizeof labs);
+    char gpu[128] = "?";
+    int n_read = 0;
+    for (int i = 0; i < n; i++) {
+        char path[4096], why[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *text = read_file(path);
+        json *doc = text ? json_parse(text, why, sizeof why) : NULL;
+        if (doc) {
+            take_run(doc, labs, gpu, sizeof gpu);
+            n_read++;
+        } else {
+            fprintf(out, "  %s could not be read: %s\n", names[i], text ? why : "no such file");
+        }
+        json_free(doc);
+        free(text);
+        free(names[i]);
+    }
+    free(names);
+    if (n_read == 0) {
+        snprintf(err, errn, "no result file could be read in %s", dir);
+        return -1;
+    }
+    fprintf(out, "Stability: %d result file%s read from %s (GPU: %s)\n", n_read, n_read == 1 ? "" : "s",
+            dir, gpu);
+    fprintf(out, "  margin: how far the worst run stayed above the threshold; '!' marks less "
+                 "than 10%%\n");
+    int failures = 0, close_calls = 0;
+    for (int l = 0; l < MAX_LABS; l++) {
+        int shown = 0;
+        for (int s = 0; s < LAB_MAX_STAGES; s++) {
+            run_stats *r = &labs[l][s];
+            if (!r->runs)
+                continue;
+            if (!shown++)
+                fprintf(out, "\nlab %d\n  %-2s %-38s %4s %5s  %-22s %6s %7s  %-24s %5s %7s\n",
+                        l + 1, "#", "stage", "runs", "fails", "speedup min/med/max", "needs",
+                        "margin", "% of ceiling min/med/max", "needs", "margin");
+            char sp[64], pc[64], needs_sp[16] = "-", needs_pc[16] = "-", m_sp[16] = "-",
+                                                   m_pc[16] = "-";
+            spread(sp, sizeof sp, r->speedup, r->n_speedup, "%.2f");
+            spread(pc, sizeof pc, r->pct, r->n_pct, "%.1f");
+            if (r->speed_graded && r->has_base && r->min_speedup > 0 && r->n_speedup) {
+                double m = min_of(r->speedup, r->n_speedup) / r->min_speedup - 1;
+                snprintf(needs_sp, sizeof needs_sp, "%.2fx", r->min_speedup);
+                snprintf(m_sp, sizeof m_sp, "%+.0f%%%s", 100 * m, m < 0.10 ? " !" : "");
+                close_calls += m < 0.10;
+            }
+            if (r->speed_graded && r->min_ceiling > 0 && r->n_pct) {
+                double m = min_of(r->pct, r->n_pct) / (100 * r->min_ceiling) - 1;
+                snprintf(needs_pc, sizeof needs_pc, "%.0f%%", 100 * r->min_ceiling);
+                snprintf(m_pc, sizeof m_pc, "%+.0f%%%s", 100 * m, m < 0.10 ? " !" : "");
+                close_calls += m < 0.10;
+            }
+            fprintf(out, "  %-2d %-38.38s %4d %5d  %-22s %6s %7s  %-24s %5s %7s\n", s, r->title,
+                    r->runs, r->failures, sp, needs_sp, m_sp, pc, needs_pc, m_pc);
+            failures += r->failures;
+        }
+    }
+    fprintf(out, "\n%d failure%s in %d file%s; %d threshold%s with less than 10%% to spare.\n",
+            failures, failures == 1 ? "" : "s", n_read, n_read == 1 ? "" : "s", close_calls,
+            close_calls == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}

@@ -147,7 +147,7 @@ static void sanitizer_check(const lab_spec *spec, lab_results *res, const char *
         test_record *rec = &res->t[s][TEST_CORRECT];
         if (!required[s] || rec->v != V_PASS)
             continue;
-        int rc = sanitize_lab(spec, lib, s, seed);
+        int rc = sanitize_lab(spec, lib, 1u << s, seed);
         if (rc == SANITIZE_NO_TOOL) {
             printf("  (stage %d: compute-sanitizer is missing, so its required check was not "
                    "run)\n",
@@ -561,7 +561,7 @@ static void remember_asked(const lab_spec *const *specs, int n, const grade_opti
                                      i ? ", " : "", spec->number);
         const int *graded = configured ? graded_mask(spec) : NULL;
         for (int s = 0; gradable(spec) && s < spec->n_stages; s++)
-            if ((o->stage < 0 || o->stage == s) && (!graded || graded[s]))
+            if ((!o->stage_mask || (o->stage_mask & (1u << s))) && (!graded || graded[s]))
                 asked_max += spec->stages[s].points_correct +
                              (o->quick ? 0 : spec->stages[s].points_speed);
     }
@@ -596,6 +596,12 @@ static int grade_main(int argc, char **argv)
             return EXIT_USAGE;
         }
         return EXIT_ALL_PASSED;
+    }
+    if (o.stability) {
+        int rc = analytics_stability(o.stability, stdout, err, sizeof err);
+        if (rc < 0)
+            say(stderr, "grade: %s\n", err);
+        return rc < 0 ? EXIT_USAGE : rc ? EXIT_FAILED : EXIT_ALL_PASSED;
     }
     static grade_config config;
     if (o.config) {
@@ -713,9 +719,12 @@ static int grade_main(int argc, char **argv)
             }
         }
         lib_names[i] = libs[i];
-        if (o.stage >= specs[i]->n_stages) {
+        if (o.stage_mask >> specs[i]->n_stages) {
+            int missing = specs[i]->n_stages;
+            while (!(o.stage_mask & (1u << missing)))
+                missing++;
             say(stderr, "grade: lab %d has stages 0 to %d; there is no stage %d.\n",
-                    specs[i]->number, specs[i]->n_stages - 1, o.stage);
+                    specs[i]->number, specs[i]->n_stages - 1, missing);
             return EXIT_USAGE;
         }
         if (check_library(specs[i], libs[i], hint) != 0)
@@ -755,7 +764,7 @@ static int grade_main(int argc, char **argv)
                (unsigned long long)o.seed);
         int worst = EXIT_ALL_PASSED;
         for (int i = 0; i < n; i++) {
-            int rc = sanitize_lab(specs[i], libs[i], o.stage, o.seed);
+            int rc = sanitize_lab(specs[i], libs[i], o.stage_mask, o.seed);
             if (rc != 0)
                 worst = rc == SANITIZE_NO_TOOL ? EXIT_USAGE : EXIT_FAILED;
         }
@@ -795,7 +804,7 @@ static int grade_main(int argc, char **argv)
         snprintf(run->lib, sizeof run->lib, "%s", libs[i]);
         run->seed = o.seed;
         run->reps = o.reps;
-        run->stage_filter = o.stage;
+        run->stage_mask = o.stage_mask;
         run->graded = graded_mask(specs[i]);
         run->quick = o.quick;
         run->plain_buffers = o.under_sanitizer;

@@ -45,6 +45,34 @@ static int take_value(int argc, char **argv, int *i, const char **val, const cha
     return 0;
 }
 
+/* "3" or "3,4,5": the stages to grade (0 to 31). 0 on success. */
+static int parse_stages(const char *val, grade_options *o)
+{
+    unsigned mask = 0;
+    int count = 0, last = -1;
+    for (const char *p = val;; p++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[8];
+        int s;
+        if (len == 0 || len >= sizeof item)
+            return -1; /* an empty or overlong item: "3,", ",4", "1,,2" */
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (parse_int(item, 0, 31, &s) != 0)
+            return -1;
+        count += !(mask & (1u << s));
+        mask |= 1u << s;
+        last = s;
+        if (!comma)
+            break;
+        p = comma;
+    }
+    o->stage_mask = mask;
+    o->stage = count == 1 ? last : -1;
+    return 0;
+}
+
 int options_parse(int argc, char **argv, grade_options *o, char *err, size_t errn)
 {
     memset(o, 0, sizeof *o);
@@ -85,8 +113,11 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
         } else if (strcmp(a, "--stage") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
-            if (parse_int(val, 0, 99, &o->stage) != 0) {
-                snprintf(err, errn, "--stage wants a stage number such as 3, not '%s'", val);
+            if (parse_stages(val, o) != 0) {
+                snprintf(err, errn,
+                         "--stage wants a stage number such as 3, or several such as 3,4,5, not "
+                         "'%s'",
+                         val);
                 return -1;
             }
         } else if (strcmp(a, "--seed") == 0) {
@@ -126,12 +157,13 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
                                                             : &o->gradescope;
             *dest = val;
         } else if (strcmp(a, "--config") == 0 || strcmp(a, "--calibrate") == 0 ||
-                   strcmp(a, "--analyze") == 0) {
+                   strcmp(a, "--analyze") == 0 || strcmp(a, "--stability") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
             *(strcmp(a, "--config") == 0      ? &o->config
               : strcmp(a, "--calibrate") == 0 ? &o->calibrate
-                                              : &o->analyze) = val;
+              : strcmp(a, "--analyze") == 0   ? &o->analyze
+                                              : &o->stability) = val;
         } else if (strcmp(a, "--fraction") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
@@ -182,7 +214,8 @@ void options_usage(FILE *f)
           "\n"
           "  labN, N, name     the lab: lab1 .. lab6, or its name (transpose, reduce, ...)\n"
           "  all               every lab that has been built\n"
-          "  --stage N         grade stage N only (its speed is still compared with its base)\n"
+          "  --stage N         grade stage N only (its speed is still compared with its base);\n"
+          "                    --stage 3,4,5 grades those stages\n"
           "  --seed S          replay a run with the seed it printed (decimal or 0x...)\n"
           "  --solutions       grade the reference solutions (make solutions)\n"
           "  --lib PATH        grade this lab library instead of build/labN.so\n"
@@ -215,6 +248,9 @@ void options_usage(FILE *f)
           "  --fraction X      that fraction, 0 < X <= 1 (default 0.8)\n"
           "  --analyze DIR     summarise a class's --json results in DIR (grader/batch\n"
           "                    writes them): passes, speedups, implausible timings\n"
+          "  --stability DIR   summarise many --json runs of the same code in DIR (make\n"
+          "                    stability): failures, speedup and % of ceiling min/median/\n"
+          "                    max per stage, the margin to each threshold\n"
           "  --list            list the labs, their stages, points and thresholds\n"
           "  --gpu-info        show the GPU the grader would use, then stop\n"
           "  -h, --help        this text\n"

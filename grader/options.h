@@ -14,7 +14,8 @@
 typedef struct grade_options {
     const char *labs[OPT_MAX_LABS]; /* as typed: "lab1", "1", "transpose", "all" */
     int n_labs;
-    int stage;          /* -1: every stage */
+    int stage;          /* the one stage asked for; -1: every stage, or several */
+    unsigned stage_mask; /* bit s: grade stage s; 0: every stage */
     uint64_t seed;
     int seed_given;
     int reps;           /* timed repetitions of each function */
@@ -27,6 +28,7 @@ typedef struct grade_options {
     int classroom;      /* GitHub Classroom reporter payload ($GITHUB_OUTPUT or stdout) */
     const char *config;    /* points and thresholds that replace the built-in ones */
     const char *analyze;   /* summarise a folder of --json results, then stop */
+    const char *stability; /* summarise a folder of runs of the same code, then stop */
     const char *plot;      /* write an SVG chart per lab into this folder */
     const char *html;      /* write a self-contained HTML report */
     const char *from;      /* take the results from this --json file instead of grading */

@@ -730,7 +730,7 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
     snprintf(name, sizeof name, "lab%d", spec->number);
     Suite *s = suite_create(name);
     for (int st = 0; st < spec->n_stages; st++) {
-        if ((run->stage_filter >= 0 && run->stage_filter != st) || (run->graded && !run->graded[st]))
+        if ((run->stage_mask && !(run->stage_mask & (1u << st))) || (run->graded && !run->graded[st]))
             continue;
         char tname[32];
         snprintf(tname, sizeof tname, "lab%d.s%d", spec->number, st);

@@ -24,7 +24,7 @@ typedef struct grade_run {
     char lib[4200];      /* the lab library to grade (a path of up to PATH_MAX + 64) */
     uint64_t seed;
     int reps;
-    int stage_filter;    /* -1: all stages */
+    unsigned stage_mask; /* bit s: stage s is graded; 0: all stages */
     const int *graded;   /* graded[s] == 0: stage s is left out (--config); NULL: all */
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */

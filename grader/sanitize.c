@@ -41,7 +41,7 @@ static void print_first_report(const char *out)
     }
 }
 
-int sanitize_lab(const lab_spec *spec, const char *lib, int stage_filter, uint64_t seed)
+int sanitize_lab(const lab_spec *spec, const char *lib, unsigned stage_mask, uint64_t seed)
 {
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
     char tool_path[PATH_MAX], self[PATH_MAX];
@@ -60,7 +60,7 @@ int sanitize_lab(const lab_spec *spec, const char *lib, int stage_filter, uint64
     static char out[SANITIZER_OUT];
     int findings = 0, runs = 0;
     for (int s = 0; s < spec->n_stages; s++) {
-        if (stage_filter >= 0 && stage_filter != s)
+        if (stage_mask && !(stage_mask & (1u << s)))
             continue;
         printf("  stage %d  %-34s", s, spec->stages[s].title);
         fflush(stdout);

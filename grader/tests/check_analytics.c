@@ -191,6 +191,68 @@ START_TEST(flags_follow_the_lab_rule)
 }
 END_TEST
 
+/* make stability's table: per stage the runs, the failures, min/median/max,
+ * and the worst run's margin over each threshold, '!' under 10%. */
+static void write_run(const char *dir, int k, double speedup, const char *verdict, double pct)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/run-%d.json", dir, k);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "{\"seed\": \"0x%x\", \"gpu\": {\"name\": \"Test GPU\"}, \"labs\": [{\"lab\": 1, "
+            "\"name\": \"transpose\", \"stages\": [{\"stage\": 4, \"title\": \"padded tile\", "
+            "\"points_correct\": 10, \"points_speed\": 10, \"min_speedup\": 1.4, \"min_ceiling\": "
+            "0, \"correctness\": {\"verdict\": \"PASS\"}, \"speed\": {\"verdict\": \"%s\", "
+            "\"timing\": {\"base\": 3, \"speedup\": %g, \"pct_ceiling\": %g}}}, {\"stage\": 5, "
+            "\"title\": \"float4\", \"points_correct\": 10, \"points_speed\": 10, \"min_speedup\": "
+            "1.1, \"min_ceiling\": 0.5, \"correctness\": {\"verdict\": \"PASS\"}, \"speed\": "
+            "{\"verdict\": \"PASS\", \"timing\": {\"base\": 4, \"speedup\": 2.0, \"pct_ceiling\": "
+            "90}}}]}]}\n",
+            k, verdict, speedup, pct);
+    fclose(f);
+}
+
+START_TEST(stability_table)
+{
+    char dir[] = "/tmp/cudalabs-stabilityXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    write_run(dir, 1, 1.50, "PASS", 70);
+    write_run(dir, 2, 1.45, "PASS", 71);
+    write_run(dir, 3, 1.60, "PASS", 72);
+    char *text = NULL, err[256] = "";
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int rc = analytics_stability(dir, f, err, sizeof err);
+    fclose(f);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(text, "3 result files read") != NULL, "%s", text);
+    /* stage 4: min 1.45 over 1.40 is +4%, flagged */
+    ck_assert_msg(strstr(text, "1.45 / 1.50 / 1.60      1.40x   +4% !") != NULL, "%s", text);
+    /* stage 5: 2.0 over 1.1 (+82%), 90% over 50% (+80%) */
+    ck_assert_msg(strstr(text, "1.10x    +82%") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "50%    +80%") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "0 failures in 3 files; 1 threshold with less than 10% to spare") != NULL,
+                  "%s", text);
+    free(text);
+    write_run(dir, 4, 1.30, "TOO SLOW", 65);
+    f = open_memstream(&text, &len);
+    rc = analytics_stability(dir, f, err, sizeof err);
+    fclose(f);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(text, "1 failure in 4 files") != NULL, "%s", text);
+    free(text);
+    for (int k = 1; k <= 4; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/run-%d.json", dir, k);
+        unlink(path);
+    }
+    rmdir(dir);
+    ck_assert_int_eq(analytics_stability(dir, stdout, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open"));
+}
+END_TEST
+
 Suite *make_analytics_suite(void)
 {
     Suite *s = suite_create("analytics");
@@ -199,6 +261,7 @@ Suite *make_analytics_suite(void)
     tcase_add_test(tc, json_errors);
     tcase_add_test(tc, json_reads_grader_output);
     tcase_add_test(tc, class_summary);
+    tcase_add_test(tc, stability_table);
     tcase_add_test(tc, flags_follow_the_lab_rule);
     suite_add_tcase(s, tc);
     return s;

@@ -26,6 +26,27 @@ START_TEST(defaults)
 }
 END_TEST
 
+/* --stage takes one stage or a list; a bad list is a usage error. */
+START_TEST(stage_lists)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "--stage", "3,5,3", NULL, NULL), 0);
+    ck_assert_uint_eq(o.stage_mask, (1u << 3) | (1u << 5));
+    ck_assert_int_eq(o.stage, -1);
+    ck_assert_int_eq(parse(&o, err, "--stage=4", NULL, NULL, NULL), 0);
+    ck_assert_uint_eq(o.stage_mask, 1u << 4);
+    ck_assert_int_eq(o.stage, 4);
+    ck_assert_int_eq(parse(&o, err, "lab1", NULL, NULL, NULL), 0);
+    ck_assert_uint_eq(o.stage_mask, 0);
+    const char *bad[] = {"3,", ",", "3,x", "32", "1,,2"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_msg(parse(&o, err, "--stage", bad[k], NULL, NULL) == -1, "%s", bad[k]);
+        ck_assert_ptr_nonnull(strstr(err, "3,4,5"));
+    }
+}
+END_TEST
+
 START_TEST(lab_stage_seed)
 {
     grade_options o;
@@ -137,6 +158,7 @@ Suite *make_options_suite(void)
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, lab_stage_seed);
+    tcase_add_test(tc, stage_lists);
     tcase_add_test(tc, flags);
     tcase_add_test(tc, bad_values);
     tcase_add_test(tc, config_and_calibration);

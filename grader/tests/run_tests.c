@@ -58,6 +58,8 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int run = srunner_ntests_run(sr);
     int failed = srunner_ntests_failed(sr);
+    if (rc == 0)
+        grade_gpu_summary(sr);
     srunner_free(sr);
     printf("tests: %d passed, %d failed, %d skipped\n", run - failed, failed, skipped);
     return failed == 0 && run > 0 ? 0 : 1;

@@ -22,6 +22,8 @@ Suite *make_sass_suite(void);
 Suite *make_launch_trace_suite(void);
 Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
+/* After the run: one line per lab of the GPU suite (tests, passed, failed, seconds). */
+void grade_gpu_summary(SRunner *sr);
 int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
 int grade_unopened_count(void);     /* adversarial cases of labs not open yet: skipped */
 int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: skipped too */
