@@ -751,8 +751,13 @@ static void lab_begins(void)
 
 static void lab_ends(void)
 {
-    if (labs_ended < labs_begun)
-        lab_seconds[labs_ended] = now_s() - lab_began[labs_ended], labs_ended++;
+    if (labs_ended < labs_begun) {
+        lab_seconds[labs_ended] = now_s() - lab_began[labs_ended];
+        printf("GPU tests of lab%d done in %.0f s\n", available_labs[labs_ended],
+               lab_seconds[labs_ended]);
+        fflush(stdout);
+        labs_ended++;
+    }
 }
 
 static int case_lab_order(const void *a, const void *b)
