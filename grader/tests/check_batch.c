@@ -8,6 +8,7 @@
  * a real single-node Slurm where one can start (skipped, not passed, where
  * not). */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,18 @@ static int run_batch(const char *dir, int lab, int hide_gpu, const char *grade, 
     return run_command(argv, env, out, sizeof out);
 }
 
+/* The gradebook has this line (printf's format and arguments). */
+__attribute__((format(printf, 2, 3))) static void book_has_line(const char *book, const char *fmt,
+                                                                ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    BOOK_HAS(book, line);
+}
+
 static void read_book(const char *dir, char *book, size_t n)
 {
     char path[400];
@@ -90,31 +103,39 @@ static void read_book(const char *dir, char *book, size_t n)
     ck_assert_ptr_nonnull(strstr(book, "student,lab,score,max_score,status\n"));
 }
 
+/* The i-th lab (of all, or of TEST_LABS on a GPU) batch-graded over the four
+ * submissions in a fresh dir, the exit status checked (1 when the GPU is
+ * hidden: two students not graded; 0 on a GPU), the two that never reach the
+ * grader checked in the gradebook. */
+static const lab_spec *batch_of_four(int i, int hide_gpu, char *dir, int want_rc)
+{
+    const lab_spec *specs[16];
+    labs_of(!hide_gpu, specs);
+    const lab_spec *spec = specs[i];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    make_submissions(dir, spec);
+    int rc = run_batch(dir, spec->number, hide_gpu, NULL, NULL);
+    ck_assert_msg(rc == want_rc, "lab %d: exit %d:\n%s", spec->number, rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    book_has_line(book, "broken,lab%d,0,,build failed\n", spec->number);
+    book_has_line(book, "nofile,lab%d,0,,no lab file\n", spec->number);
+    return spec;
+}
+
 /* With the GPU hidden: the two that build are not graded, with the reason;
  * the two that do not are the students' own results. */
 START_TEST(batch_without_gpu)
 {
-    const lab_spec *specs[16];
-    labs_of(0, specs);
-    const lab_spec *spec = specs[_i];
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    make_submissions(dir, spec);
-    int rc = run_batch(dir, spec->number, 1, NULL, NULL);
-    ck_assert_msg(rc == 1, "lab %d: exit %d:\n%s", spec->number, rc, out);
+    const lab_spec *spec = batch_of_four(_i, 1, dir, 1);
     HAS("seed 0x5 for every student");
     HAS("batch: 2 of 4 students not graded because of a fault on the grader's side (no GPU): "
         "fix it and grade them again\n");
-    static char book[8192], line[256];
+    static char book[8192];
     read_book(dir, book, sizeof book);
-    snprintf(line, sizeof line, "reference,lab%d,,,not graded: no GPU\n", spec->number);
-    BOOK_HAS(book, line);
-    snprintf(line, sizeof line, "skeleton,lab%d,,,not graded: no GPU\n", spec->number);
-    BOOK_HAS(book, line);
-    snprintf(line, sizeof line, "broken,lab%d,0,,build failed\n", spec->number);
-    BOOK_HAS(book, line);
-    snprintf(line, sizeof line, "nofile,lab%d,0,,no lab file\n", spec->number);
-    BOOK_HAS(book, line);
+    book_has_line(book, "reference,lab%d,,,not graded: no GPU\n", spec->number);
+    book_has_line(book, "skeleton,lab%d,,,not graded: no GPU\n", spec->number);
     /* Nothing of a run that was not a grade is left for class analytics. */
     char json[400];
     snprintf(json, sizeof json, "%s/results/reference.json", dir);
@@ -134,15 +155,9 @@ END_TEST
 /* On a GPU, for real: the reference gets full marks, the skeleton none. */
 START_TEST(batch_on_gpu)
 {
-    const lab_spec *specs[16];
-    labs_of(1, specs);
-    const lab_spec *spec = specs[_i];
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    make_submissions(dir, spec);
-    int rc = run_batch(dir, spec->number, 0, NULL, NULL);
-    ck_assert_msg(rc == 0, "lab %d: exit %d:\n%s", spec->number, rc, out);
-    static char book[8192], line[256];
+    const lab_spec *spec = batch_of_four(_i, 0, dir, 0);
+    static char book[8192];
     read_book(dir, book, sizeof book);
     char *ref = strstr(book, "\nreference,");
     ck_assert_ptr_nonnull(ref);
@@ -151,12 +166,7 @@ START_TEST(batch_on_gpu)
     ck_assert_int_eq(sscanf(ref, "\nreference,lab%*d,%d,%d,%63[^\n]", &got, &max, status), 3);
     ck_assert_msg(got == max && max > 0 && strcmp(status, "all passed") == 0,
                   "lab %d reference: %d/%d %s\n%s", spec->number, got, max, status, book);
-    snprintf(line, sizeof line, "skeleton,lab%d,0,%d,some tests failed\n", spec->number, max);
-    BOOK_HAS(book, line);
-    snprintf(line, sizeof line, "broken,lab%d,0,,build failed\n", spec->number);
-    BOOK_HAS(book, line);
-    snprintf(line, sizeof line, "nofile,lab%d,0,,no lab file\n", spec->number);
-    BOOK_HAS(book, line);
+    book_has_line(book, "skeleton,lab%d,0,%d,some tests failed\n", spec->number, max);
     fputs(book, stdout); /* the measured record */
     ck_assert_int_eq(remove_tree(dir), 0);
 }

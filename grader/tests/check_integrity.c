@@ -28,7 +28,7 @@ START_TEST(integrity_catches_an_edited_grader)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     /* Two student copies, as make student-repo writes them: the course's
      * (the template, checked out apart at a pinned commit) and the student's. */
-    ck_assert_int_eq(sh("set -e; make -s --no-print-directory student-repo DEST=%s/course >/dev/null && "
+    ck_assert_int_eq(sh("set -e; export MAKEFLAGS=; make -s --no-print-directory student-repo DEST=%s/course >/dev/null && "
                         "make -s --no-print-directory student-repo DEST=%s/student >/dev/null",
                         dir),
                      0);
