@@ -141,6 +141,24 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
                 ceil_best[k], spec->unit);
 }
 
+/* A failure worth its own entry under "What to fix": graded, not passed, and
+ * not a speed test skipped because its own stage is not correct. */
+static int listed_failure(const lab_results *res, int s, int k)
+{
+    const test_record *t = rec(res, s, k);
+    if (!t->graded || t->v == V_PASS)
+        return 0;
+    return !(k == TEST_PERF && t->v == V_SKIPPED && rec(res, s, TEST_CORRECT)->graded &&
+             rec(res, s, TEST_CORRECT)->v != V_PASS);
+}
+
+/* Same verdict and same message: one cause (a reference library the grader
+ * cannot load fails every stage alike), listed once. */
+static int same_failure(const test_record *a, const test_record *b)
+{
+    return a->v == b->v && a->v != V_TODO && strcmp(a->msg, b->msg) == 0;
+}
+
 void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint64_t seed,
                      int solutions, const char *lib)
 {
@@ -149,11 +167,16 @@ void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint
     for (int s = 0; s < spec->n_stages; s++)
         for (int k = 0; k < TEST_KINDS; k++) {
             const test_record *t = rec(res, s, k);
-            if (!t->graded || t->v == V_PASS)
+            if (!listed_failure(res, s, k))
                 continue;
-            /* A speed test skipped because its own stage is not correct says nothing new. */
-            if (k == TEST_PERF && t->v == V_SKIPPED && rec(res, s, TEST_CORRECT)->graded &&
-                rec(res, s, TEST_CORRECT)->v != V_PASS)
+            /* Already listed with an earlier test that failed the same way. */
+            int seen = 0;
+            for (int s2 = 0; s2 <= s && !seen; s2++)
+                for (int k2 = 0; k2 < TEST_KINDS && !seen; k2++)
+                    if ((s2 < s || k2 < k) && listed_failure(res, s2, k2) &&
+                        same_failure(rec(res, s2, k2), t))
+                        seen = 1;
+            if (seen)
                 continue;
             /* Stages not written yet: the first in full, the others in one line. */
             if (t->v == V_TODO && first_todo >= 0) {
@@ -167,6 +190,26 @@ void report_failures(FILE *f, const lab_spec *spec, const lab_results *res, uint
             }
             fprintf(f, "  - stage %d (%s), %s: %s\n      %s\n", s, spec->stages[s].title,
                     k == TEST_CORRECT ? "correctness" : "speed", verdict_name(t->v), t->msg);
+            /* The later tests that failed the same way, in one line:
+             * "the same in stages 2, 3 (correctness) and 3 (speed)". */
+            char same[TEST_KINDS][128] = {"", ""};
+            int n_same[TEST_KINDS] = {0, 0};
+            for (int s2 = s; s2 < spec->n_stages; s2++)
+                for (int k2 = 0; k2 < TEST_KINDS; k2++) {
+                    if ((s2 == s && k2 <= k) || !listed_failure(res, s2, k2) ||
+                        !same_failure(rec(res, s2, k2), t))
+                        continue;
+                    size_t used = strlen(same[k2]);
+                    snprintf(same[k2] + used, sizeof same[k2] - used, "%s%d",
+                             n_same[k2] ? ", " : "", s2);
+                    n_same[k2]++;
+                }
+            if (n_same[TEST_CORRECT] + n_same[TEST_PERF])
+                fprintf(f, "      the same in stage%s %s%s%s%s%s\n",
+                        n_same[TEST_CORRECT] + n_same[TEST_PERF] > 1 ? "s" : "",
+                        same[TEST_CORRECT], n_same[TEST_CORRECT] ? " (correctness)" : "",
+                        n_same[TEST_CORRECT] && n_same[TEST_PERF] ? " and " : "",
+                        same[TEST_PERF], n_same[TEST_PERF] ? " (speed)" : "");
             char hint[1024];
             if (report_hint(hint, sizeof hint, spec, res, s, k))
                 fprintf(f, "      hint: %s\n", hint);

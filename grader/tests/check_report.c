@@ -103,6 +103,38 @@ START_TEST(failures_of_a_skeleton_are_short)
 }
 END_TEST
 
+/* One cause behind every failure (the grader cannot load its reference
+ * library) is listed once, with the stages it hit on one line. */
+START_TEST(failures_with_one_cause_are_listed_once)
+{
+    memset(&res, 0, sizeof res);
+    const char *msg = "cannot load /x/build/ceilings/lab2.so (no such file): run make again";
+    for (int s = 1; s <= 5; s++)
+        for (int k = 0; k < TEST_KINDS; k++) {
+            if (k == TEST_PERF && s < 3)
+                continue;
+            test_record *t = &res.t[s][k];
+            t->graded = 1;
+            t->state = STATE_FINISHED;
+            t->v = V_SETUP_ERROR;
+            strcpy(t->msg, msg);
+        }
+    /* A different message is its own entry. */
+    strcpy(res.t[4][TEST_PERF].msg, "the grader could not allocate the input");
+    FILE *f = open_buf();
+    report_failures(f, &lab_transpose, &res, 1, 0, NULL);
+    fclose(f);
+    const char *first = strstr(buf, msg);
+    ck_assert_ptr_nonnull(first);
+    ck_assert_msg(strstr(first + 1, msg) == NULL, "the message is repeated:\n%s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, "stage 1 (naive, reads coalesced), correctness: SETUP ERROR"));
+    ck_assert_ptr_nonnull(strstr(buf, "the same in stages 2, 3, 4, 5 (correctness) and 3, 5 (speed)\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "stage 4 (padded tile (no bank conflicts)), speed: SETUP ERROR\n"
+                                      "      the grader could not allocate the input\n"));
+    ck_assert_ptr_null(strstr(buf, "stage 2 ("));
+}
+END_TEST
+
 /* Hints come from the stage and from what was measured. */
 START_TEST(hints)
 {
@@ -256,6 +288,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, timings_table);
     tcase_add_test(tc, failures_carry_replay);
     tcase_add_test(tc, failures_of_a_skeleton_are_short);
+    tcase_add_test(tc, failures_with_one_cause_are_listed_once);
     tcase_add_test(tc, hints);
     tcase_add_test(tc, live_lines);
     tcase_add_test(tc, progress_text);

@@ -114,3 +114,12 @@ int remove_tree(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd);
 }
+
+void test_skip(const char *why)
+{
+    const char *path = getenv("CUDA_LABS_TEST_SKIPS");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    ck_assert_msg(f != NULL, "skipped, with nowhere to record it (CUDA_LABS_TEST_SKIPS): %s", why);
+    fprintf(f, "%.*s\n", (int)strcspn(why, "\n"), why);
+    fclose(f);
+}

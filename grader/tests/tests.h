@@ -20,6 +20,11 @@ Suite *make_conv_suite(void);
 Suite *make_streams_suite(void);
 Suite *make_sass_suite(void);
 Suite *make_launch_trace_suite(void);
+Suite *make_batch_suite(void);      /* grader/batch and the Slurm array; no GPU needed */
+Suite *make_batch_gpu_suite(void);  /* grader/batch grading every lab on a GPU */
+int batch_gpu_test_count(void);     /* its tests, reported as skipped without a GPU */
+int batch_gpu_left_out_count(void); /* its tests of labs left out by TEST_LABS: skipped */
+Suite *make_integrity_suite(void);  /* grader/integrity: a student copy's grader files */
 Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
 /* After the run: one line per lab of the GPU suite (tests, passed, failed, seconds). */
@@ -48,6 +53,10 @@ int read_text(const char *path, char *buf, size_t n);
 int xml_well_nested(const char *s);
 /* Braces and brackets balance outside JSON strings. */
 int json_balanced(const char *s);
+/* Says that the running test is skipped, with the reason (one line), and
+ * returns: run_tests counts it as skipped, never as passed. Without
+ * run_tests' record of skips ($CUDA_LABS_TEST_SKIPS) the test fails instead. */
+void test_skip(const char *why);
 /* The grader under test: $GRADE, else ./grade. */
 const char *grade_path(void);
 

@@ -1,0 +1,323 @@
+/* check_batch.c: grader/batch and the Slurm array from the outside. Every lab
+ * is batch-graded over four submissions (the reference, the skeleton, one
+ * that does not build, one without the lab file): with the GPU hidden, the
+ * gradebook must say "not graded: no GPU" for the two that build, never a
+ * score, and the batch must fail with one line; on a GPU (the GPU suite) the
+ * reference gets full marks and the skeleton zero. A fake grader shows every
+ * grader-side fault is booked as "not graded". grade-array.sbatch runs under
+ * a real single-node Slurm where one can start (skipped, not passed, where
+ * not). */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lab.h"
+#include "tests.h"
+
+#define OUT_MAX (64 * 1024)
+
+static char out[OUT_MAX];
+
+#define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
+#define BOOK_HAS(book, text) \
+    ck_assert_msg(strstr(book, text) != NULL, "gradebook lacks \"%s\":\n%s", text, book)
+
+/* The labs there are; with only_selected, those TEST_LABS selects ("2,3"). */
+static int labs_of(int only_selected, const lab_spec **specs)
+{
+    const char *sel = getenv("TEST_LABS");
+    int n = 0;
+    for (int i = 0; i < lab_count && n < 16; i++) {
+        if (!lab_table[i]->available)
+            continue;
+        char num[8];
+        snprintf(num, sizeof num, "%d", lab_table[i]->number);
+        if (only_selected && sel && *sel && !strstr(sel, num))
+            continue;
+        specs[n++] = lab_table[i];
+    }
+    return n;
+}
+
+static const char *here(void)
+{
+    static char cwd[256];
+    if (!getcwd(cwd, sizeof cwd))
+        strcpy(cwd, ".");
+    return cwd;
+}
+
+/* DIR/subs/{reference/src,skeleton,broken,nofile} for one lab. */
+static void make_submissions(const char *dir, const lab_spec *spec)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s && mkdir -p subs/reference/src subs/skeleton subs/broken subs/nofile && "
+             "cp %s/solutions/%d-%s/%s.cu subs/reference/src/ && "
+             "cp %s/labs/%d-%s/%s.cu subs/skeleton/ && "
+             "echo 'this is not C++' > subs/broken/%s.cu && echo notes > subs/nofile/README",
+             dir, here(), spec->number, spec->name, spec->name, here(),
+             spec->number, spec->name, spec->name, spec->name);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* grader/batch --lab N over DIR/subs into DIR/results; its exit status. The
+ * environment: no make flags of the `make test` around us (ARCH=all would
+ * build each student for six GPUs), and hide_gpu hides every GPU. */
+static int run_batch(const char *dir, int lab, int hide_gpu, const char *grade, const char *timeout)
+{
+    char subs[300], res[300], num[8];
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(num, sizeof num, "%d", lab);
+    char grade_env[400];
+    snprintf(grade_env, sizeof grade_env, "GRADE=%s", grade ? grade : "");
+    const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "ARCH=native", grade_env,
+                         hide_gpu ? "CUDA_VISIBLE_DEVICES=-1" : NULL, NULL};
+    char *argv[] = {"grader/batch",        "--lab",  num, "--out", res, "--seed", "0x5",
+                    "--timeout", (char *)(timeout ? timeout : "1800"), subs, NULL};
+    return run_command(argv, env, out, sizeof out);
+}
+
+/* The gradebook has this line (printf's format and arguments). */
+__attribute__((format(printf, 2, 3))) static void book_has_line(const char *book, const char *fmt,
+                                                                ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    BOOK_HAS(book, line);
+}
+
+static void read_book(const char *dir, char *book, size_t n)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/results/gradebook.csv", dir);
+    ck_assert_msg(read_text(path, book, n) == 0, "no gradebook:\n%s", out);
+    ck_assert_ptr_nonnull(strstr(book, "student,lab,score,max_score,status\n"));
+}
+
+/* The i-th lab (of all, or of TEST_LABS on a GPU) batch-graded over the four
+ * submissions in a fresh dir, the exit status checked (1 when the GPU is
+ * hidden: two students not graded; 0 on a GPU), the two that never reach the
+ * grader checked in the gradebook. */
+static const lab_spec *batch_of_four(int i, int hide_gpu, char *dir, int want_rc)
+{
+    const lab_spec *specs[16];
+    labs_of(!hide_gpu, specs);
+    const lab_spec *spec = specs[i];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    make_submissions(dir, spec);
+    int rc = run_batch(dir, spec->number, hide_gpu, NULL, NULL);
+    ck_assert_msg(rc == want_rc, "lab %d: exit %d:\n%s", spec->number, rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    book_has_line(book, "broken,lab%d,0,,build failed\n", spec->number);
+    book_has_line(book, "nofile,lab%d,0,,no lab file\n", spec->number);
+    return spec;
+}
+
+/* With the GPU hidden: the two that build are not graded, with the reason;
+ * the two that do not are the students' own results. */
+START_TEST(batch_without_gpu)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    const lab_spec *spec = batch_of_four(_i, 1, dir, 1);
+    HAS("seed 0x5 for every student");
+    HAS("batch: 2 of 4 students not graded because of a fault on the grader's side (no GPU): "
+        "fix it and grade them again\n");
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    book_has_line(book, "reference,lab%d,,,not graded: no GPU\n", spec->number);
+    book_has_line(book, "skeleton,lab%d,,,not graded: no GPU\n", spec->number);
+    /* Nothing of a run that was not a grade is left for class analytics. */
+    char json[400];
+    snprintf(json, sizeof json, "%s/results/reference.json", dir);
+    ck_assert_int_ne(access(json, F_OK), 0);
+    /* The merge step (Slurm's last job) says the same and fails the same way. */
+    char res[300];
+    snprintf(res, sizeof res, "%s/results", dir);
+    char num[8];
+    snprintf(num, sizeof num, "%d", spec->number);
+    char *merge[] = {"grader/batch", "--merge", "--lab", num, "--out", res, NULL};
+    ck_assert_int_eq(run_command(merge, NULL, out, sizeof out), 1);
+    HAS("2 of 4 students not graded");
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* On a GPU, for real: the reference gets full marks, the skeleton none. */
+START_TEST(batch_on_gpu)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    const lab_spec *spec = batch_of_four(_i, 0, dir, 0);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    char *ref = strstr(book, "\nreference,");
+    ck_assert_ptr_nonnull(ref);
+    int got = -1, max = -1;
+    char status[64] = "";
+    ck_assert_int_eq(sscanf(ref, "\nreference,lab%*d,%d,%d,%63[^\n]", &got, &max, status), 3);
+    ck_assert_msg(got == max && max > 0 && strcmp(status, "all passed") == 0,
+                  "lab %d reference: %d/%d %s\n%s", spec->number, got, max, status, book);
+    book_has_line(book, "skeleton,lab%d,0,%d,some tests failed\n", spec->number, max);
+    fputs(book, stdout); /* the measured record */
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* A fake grader behaves as the first line of the student's file says, so each
+ * fault on the grader's side can be shown without a GPU: it crashes, hangs,
+ * writes no results, or cannot load its reference library (a SETUP ERROR of
+ * the grader's); a missing stage function is a SETUP ERROR of the student's
+ * and is graded. */
+static const char fake_grade[] =
+    "#!/bin/sh\n"
+    "json=\n"
+    "while [ $# -gt 0 ]; do [ \"$1\" = --json ] && json=$2; shift; done\n"
+    "case \"$(head -n 1 \"$(dirname \"$0\")/labs/2-reduce/reduce.cu\")\" in\n"
+    "  *crash*) kill -SEGV $$ ;;\n"
+    "  *hang*) exec sleep 60 ;;\n"
+    "  *silent*) exit 0 ;;\n"
+    "  *ceiling*) v='SETUP ERROR' score=0 code=1\n"
+    "     m='cannot load /w/build/ceilings/lab2.so (No such file, or worse): run make again' ;;\n"
+    "  *renamed*) v='SETUP ERROR' score=30 code=1\n"
+    "     m='the lab library has no function reduce_interleaved() (stage 1)' ;;\n"
+    "  *) exit 3 ;;\n"
+    "esac\n"
+    "printf '{\"seed\": \"0x5\", \"labs\": [\\n  {\"lab\": 2, \"stages\": [\\n    {\"stage\": 1, "
+    "\"correctness\": {\"verdict\": \"%s\", \"message\": \"%s\", \"points\": 0, \"max_points\": "
+    "10}}]}],\\n \"score\": %s, \"max_score\": 110}\\n' \"$v\" \"$m\" \"$score\" > \"$json\"\n"
+    "exit $code\n";
+
+START_TEST(batch_books_grader_faults)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *kinds[] = {"crash", "hang", "silent", "ceiling", "renamed", "odd"};
+    char cmd[4096];
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "set -e; mkdir -p %s/subs/%s && { echo '// %s'; cat labs/2-reduce/reduce.cu; } "
+                 "> %s/subs/%s/reduce.cu",
+                 dir, kinds[i], kinds[i], dir, kinds[i]);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    char grade[400];
+    snprintf(grade, sizeof grade, "%s/fake-grade", dir);
+    FILE *f = fopen(grade, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(fake_grade, f);
+    fclose(f);
+    ck_assert_int_eq(chmod(grade, 0755), 0);
+    int rc = run_batch(dir, 2, 1, grade, "10");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "crash,lab2,,,not graded: the grader crashed (signal 11)\n");
+    BOOK_HAS(book, "hang,lab2,,,not graded: the grader ran past --timeout (10 s)\n");
+    BOOK_HAS(book, "silent,lab2,,,not graded: the grader wrote no results (exit 0)\n");
+    BOOK_HAS(book, "ceiling,lab2,,,\"not graded: SETUP ERROR on the grader's side: cannot load "
+                   "/w/build/ceilings/lab2.so (No such file, or worse): run make again\"\n");
+    BOOK_HAS(book, "odd,lab2,,,not graded: the grader failed (exit 3)\n");
+    BOOK_HAS(book, "renamed,lab2,30,110,some tests failed\n");
+    /* One line at the end, each reason once. */
+    HAS("batch: 5 of 6 students not graded because of a fault on the grader's side");
+    char *last = strstr(out, "not graded because of");
+    ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* The Slurm array over three lab 1 submissions under a real, single-node
+ * Slurm (grader/tests/slurm-array starts and stops it), or a skip with the
+ * reason where Slurm cannot start here. */
+START_TEST(slurm_array)
+{
+    char dir[] = "/tmp/cudalabs-slurmXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s && mkdir -p subs/reference subs/skeleton subs/broken && "
+             "cp %s/solutions/1-transpose/transpose.cu subs/reference/ && "
+             "cp %s/labs/1-transpose/transpose.cu subs/skeleton/ && "
+             "echo 'this is not C++' > subs/broken/transpose.cu",
+             dir, here(), here());
+    ck_assert_int_eq(system(cmd), 0);
+    char subs[300];
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    char *argv[] = {"grader/tests/slurm-array", dir, subs, "1", NULL};
+    const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "ARCH=native", NULL};
+    int rc = run_command(argv, env, out, sizeof out);
+    if (rc == 77) {
+        char *why = strstr(out, "slurm test skipped: ");
+        test_skip(why ? why : out);
+        remove_tree(dir);
+        return;
+    }
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "broken,lab1,0,,build failed\n");
+    /* A GPU that Slurm gives the task grades for real; otherwise no GPU. */
+    char *gpu_argv[] = {(char *)grade_path(), "--gpu-info", NULL};
+    static char info[4096];
+    if (run_command(gpu_argv, NULL, info, sizeof info) == 0) {
+        BOOK_HAS(book, "reference,lab1,80,80,all passed\n");
+        BOOK_HAS(book, "skeleton,lab1,0,80,some tests failed\n");
+    } else {
+        BOOK_HAS(book, "reference,lab1,,,not graded: no GPU\n");
+        BOOK_HAS(book, "skeleton,lab1,,,not graded: no GPU\n");
+        /* The merge job failed with the one line. */
+        char merge[400];
+        snprintf(merge, sizeof merge, "%s/results/merge.out", dir);
+        static char text[4096];
+        ck_assert_int_eq(read_text(merge, text, sizeof text), 0);
+        ck_assert_ptr_nonnull(strstr(text, "2 of 3 students not graded because of a fault on "
+                                           "the grader's side (no GPU)"));
+    }
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+int batch_gpu_test_count(void)
+{
+    const lab_spec *specs[16];
+    return labs_of(1, specs);
+}
+
+int batch_gpu_left_out_count(void)
+{
+    const lab_spec *specs[16];
+    return labs_of(0, specs) - labs_of(1, specs);
+}
+
+Suite *make_batch_suite(void)
+{
+    const lab_spec *specs[16];
+    Suite *s = suite_create("batch");
+    TCase *tc = tcase_create("batch");
+    tcase_set_timeout(tc, 240);
+    tcase_add_loop_test(tc, batch_without_gpu, 0, labs_of(0, specs));
+    tcase_add_test(tc, batch_books_grader_faults);
+    tcase_add_test(tc, slurm_array);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *make_batch_gpu_suite(void)
+{
+    Suite *s = suite_create("batch-gpu");
+    TCase *tc = tcase_create("batch-gpu");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, batch_on_gpu, 0, batch_gpu_test_count());
+    suite_add_tcase(s, tc);
+    return s;
+}
