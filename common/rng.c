@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "rng.h"
+#include "par.h"
 
 #include <errno.h>
 #include <sys/random.h>
@@ -36,6 +37,29 @@ void rng_fill_uniform(rng *r, float *x, size_t n, float lo, float hi)
 {
     for (size_t i = 0; i < n; i++)
         x[i] = rng_uniform(r, lo, hi);
+}
+
+typedef struct fill_job {
+    uint64_t seed;
+    float *x;
+    float lo, hi;
+} fill_job;
+
+static int fill_slice(void *ctx, size_t begin, size_t end)
+{
+    const fill_job *j = ctx;
+    for (size_t b = begin; b < end; b += RNG_BLOCK) {
+        rng r;
+        rng_seed(&r, rng_derive(j->seed, b / RNG_BLOCK));
+        rng_fill_uniform(&r, j->x + b, (end - b < RNG_BLOCK ? end - b : RNG_BLOCK), j->lo, j->hi);
+    }
+    return 0;
+}
+
+void rng_fill_uniform_par(uint64_t seed, float *x, size_t n, float lo, float hi)
+{
+    fill_job j = {seed, x, lo, hi};
+    par_for(n, RNG_BLOCK, fill_slice, &j);
 }
 
 uint64_t rng_below(rng *r, uint64_t bound)

@@ -19,6 +19,10 @@ uint64_t rng_derive(uint64_t seed, uint64_t stream);
 /* Uniform float in [lo, hi), 24 random mantissa bits. */
 float rng_uniform(rng *r, float lo, float hi);
 void rng_fill_uniform(rng *r, float *x, size_t n, float lo, float hi);
+/* The same on all cores: block b of RNG_BLOCK elements comes from the stream
+ * rng_derive(seed, b), so the values do not depend on the number of threads. */
+#define RNG_BLOCK ((size_t)1 << 16)
+void rng_fill_uniform_par(uint64_t seed, float *x, size_t n, float lo, float hi);
 /* Uniform integer in [0, bound), bound > 0. */
 uint64_t rng_below(rng *r, uint64_t bound);
 /* A fresh seed from the operating system (getrandom); 0 on success. */

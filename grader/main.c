@@ -116,25 +116,55 @@ static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec
  * stages an instructor requires the technique of lose their points now, and
  * the lines naming what is missing are returned in *text, printed after the
  * failures (free it). */
-static void technique_check(const lab_spec *spec, lab_results *res, const char *lib,
+/* The machine code is read (cuobjdump, a second or two) on a thread of its
+ * own while the parent makes the inputs, and joined before any test forks. */
+typedef struct sass_read {
+    const char *lib;
+    sass_code code;
+    int ok;
+    pthread_t thread;
+    int started;
+} sass_read;
+
+static void *read_sass(void *arg)
+{
+    sass_read *r = arg;
+    char err[256];
+    r->ok = sass_read_library(r->lib, &r->code, err, sizeof err) == 0;
+    return NULL;
+}
+
+static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib)
+{
+    memset(r, 0, sizeof *r);
+    r->lib = lib;
+    if (spec->techniques)
+        r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
+}
+
+static void sass_end(sass_read *r)
+{
+    if (r->started)
+        pthread_join(r->thread, NULL);
+    r->started = 0;
+}
+
+static void technique_check(const lab_spec *spec, lab_results *res, sass_read *sass,
                             const int *required, char **text)
 {
     *text = NULL;
-    if (!spec->techniques)
-        return;
-    sass_code code;
-    char err[256];
-    if (sass_read_library(lib, &code, err, sizeof err) != 0)
+    if (!spec->techniques || !sass->ok)
         return;
     const lab_technique *missing[LAB_MAX_STAGES];
     size_t len = 0;
     FILE *f = open_memstream(text, &len);
     if (f) {
-        sass_report(f, spec, res, &code, missing);
+        sass_report(f, spec, res, &sass->code, missing);
         fclose(f);
         sass_require(spec, res, missing, required);
     }
-    sass_free(&code);
+    sass_free(&sass->code);
+    sass->ok = 0;
 }
 
 /* Stages a course requires to be clean under compute-sanitizer, and that
@@ -567,6 +597,19 @@ static void remember_asked(const lab_spec *const *specs, int n, const grade_opti
     }
 }
 
+/* Is size graded in this run by some stage? Not when --quick leaves it out
+ * for every stage asked for (the runner skips the same sizes). */
+static int size_graded(const lab_spec *spec, int size, const grade_options *o)
+{
+    if (!o->quick)
+        return 1;
+    for (int s = 0; s < spec->n_stages; s++)
+        if ((!o->stage_mask || (o->stage_mask & (1u << s))) &&
+            spec->work(s, size) <= RUNNER_QUICK_WORK)
+            return 1;
+    return 0;
+}
+
 static int grade_main(int argc, char **argv)
 {
     grade_options o;
@@ -773,12 +816,17 @@ static int grade_main(int argc, char **argv)
     printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n", line,
            (unsigned long long)o.seed, (unsigned long long)o.seed);
 
-    /* Inputs and expected outputs, made once here (no CUDA) for all children. */
+    /* Inputs and expected outputs, made once here (no CUDA) for all children;
+     * meanwhile the libraries' machine code is read for the technique check. */
+    static sass_read sass[OPT_MAX_LABS];
+    for (int i = 0; i < n; i++)
+        sass_begin(&sass[i], specs[i], libs[i]);
     static double before[OPT_MAX_LABS][TM_COUNT];
     for (int i = 0; i < n; i++) {
         tm_start(TM_INPUTS);
         for (int size = 0; specs[i]->pregenerate && size < specs[i]->n_sizes; size++)
-            if (specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
+            if (size_graded(specs[i], size, &o) &&
+                specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
                                       size == specs[i]->bench_size ? 2 : 1) != 0) {
                 say(stderr, "grade: out of host memory for the inputs of lab %d\n",
                         specs[i]->number);
@@ -786,6 +834,8 @@ static int grade_main(int argc, char **argv)
             }
         tm_totals(before[i]);
     }
+    for (int i = 0; i < n; i++)
+        sass_end(&sass[i]);
 
     lab_results *res = results_map(n);
     if (!res) {
@@ -840,7 +890,7 @@ static int grade_main(int argc, char **argv)
         double t0 = tm_now();
         sanitizer_check(specs[i], &res[i], libs[i], k >= 0 && k < 16 ? effective_sanitizer[k] : NULL,
                         o.seed);
-        technique_check(specs[i], &res[i], libs[i],
+        technique_check(specs[i], &res[i], &sass[i],
                         k >= 0 && k < 16 ? effective_technique[k] : NULL, &techniques);
         res[i].after_wall = tm_now() - t0;
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);

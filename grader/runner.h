@@ -61,8 +61,9 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
  * every decision the timing feeds is clear by RUNNER_SETTLE_MARGIN in every
  * one of the pairs so far: each base's ratio base/stage on the same side of
  * min_speedup, the ratio ceiling/stage on the same side of min_ceiling (when
- * set), of 1/impossible_over (IMPOSSIBLE), and wall/event time on the same
- * side of the TIMING ANOMALY bound. All k pairs on one side make a
+ * set); and, with no margin beyond their own, the ratio ceiling/stage on
+ * one side of impossible_over (IMPOSSIBLE) and wall time on one side of the
+ * TIMING ANOMALY bound. All k pairs on one side make a
  * distribution-free confidence interval of the median (99.8% at k = 10) lie
  * wholly beyond the margin; a close call takes every repetition. Pure. */
 #define RUNNER_MIN_REPS 10

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/par.h"
 #include "../../common/cuda_check.h"
 #include "../../common/rng.h"
 #include "../../labs/1-transpose/transpose.h"
@@ -92,15 +93,32 @@ static double work(int stage, int size)
     return 2.0 * 4.0 * transpose_sizes[size][0] * (double)transpose_sizes[size][1] / 1e9;
 }
 
-/* CPU reference, in blocks of 64 x 64 so both sides stay in cache. */
-static void cpu_transpose(const float *in, float *out, int rows, int cols)
+/* CPU reference, in blocks of 64 x 64 so both sides stay in cache; bands of
+ * 64 rows on all cores. */
+typedef struct transpose_job {
+    const float *in;
+    float *out;
+    int rows, cols;
+} transpose_job;
+
+static int transpose_band(void *ctx, size_t begin, size_t end)
 {
-    const int B = 64;
-    for (int r0 = 0; r0 < rows; r0 += B)
+    const transpose_job *j = ctx;
+    const int B = 64, rows = j->rows, cols = j->cols;
+    const float *in = j->in;
+    float *out = j->out;
+    for (int r0 = (int)begin; r0 < (int)end; r0 += B)
         for (int c0 = 0; c0 < cols; c0 += B)
-            for (int r = r0; r < rows && r < r0 + B; r++)
+            for (int r = r0; r < (int)end && r < r0 + B; r++)
                 for (int c = c0; c < cols && c < c0 + B; c++)
                     out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+    return 0;
+}
+
+static void cpu_transpose(const float *in, float *out, int rows, int cols)
+{
+    transpose_job j = {in, out, rows, cols};
+    par_for((size_t)rows, 64, transpose_band, &j);
 }
 
 static void host_data_free(host_data *h)
@@ -118,8 +136,6 @@ static int host_data_make(host_data *h, int size, uint64_t seed, int variants)
 {
     int rows = transpose_sizes[size][0], cols = transpose_sizes[size][1];
     size_t n = (size_t)rows * cols;
-    rng r;
-    rng_seed(&r, seed);
     h->seed = seed;
     h->variants = variants;
     for (int v = 0; v < variants; v++) {
@@ -129,7 +145,7 @@ static int host_data_make(host_data *h, int size, uint64_t seed, int variants)
             host_data_free(h);
             return -1;
         }
-        rng_fill_uniform(&r, h->in[v], n, -1.0f, 1.0f);
+        rng_fill_uniform_par(rng_derive(seed, (uint64_t)v), h->in[v], n, -1.0f, 1.0f);
         int prev = tm_enter(TM_REFERENCE);
         cpu_transpose(h->in[v], h->expect[v], rows, cols);
         tm_enter(prev);

@@ -68,7 +68,8 @@ static void make_submissions(const char *dir, const lab_spec *spec)
 /* grader/batch --lab N over DIR/subs into DIR/results; its exit status. The
  * environment: no make flags of the `make test` around us (ARCH=all would
  * build each student for six GPUs), and hide_gpu hides every GPU. */
-static int run_batch(const char *dir, int lab, int hide_gpu, const char *grade, const char *timeout)
+static int run_batch(const char *dir, int lab, int hide_gpu, const char *grade, const char *timeout,
+                     const char *stages)
 {
     char subs[300], res[300], num[8];
     snprintf(subs, sizeof subs, "%s/subs", dir);
@@ -78,8 +79,15 @@ static int run_batch(const char *dir, int lab, int hide_gpu, const char *grade, 
     snprintf(grade_env, sizeof grade_env, "GRADE=%s", grade ? grade : "");
     const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "ARCH=native", grade_env,
                          hide_gpu ? "CUDA_VISIBLE_DEVICES=-1" : NULL, NULL};
-    char *argv[] = {"grader/batch",        "--lab",  num, "--out", res, "--seed", "0x5",
-                    "--timeout", (char *)(timeout ? timeout : "1800"), subs, NULL};
+    char *argv[14] = {"grader/batch",        "--lab",  num, "--out", res, "--seed", "0x5",
+                      "--timeout", (char *)(timeout ? timeout : "1800")};
+    int n = 9;
+    if (stages) {
+        argv[n++] = "--stage";
+        argv[n++] = (char *)stages;
+    }
+    argv[n++] = subs;
+    argv[n] = NULL;
     return run_command(argv, env, out, sizeof out);
 }
 
@@ -114,7 +122,14 @@ static const lab_spec *batch_of_four(int i, int hide_gpu, char *dir, int want_rc
     const lab_spec *spec = specs[i];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     make_submissions(dir, spec);
-    int rc = run_batch(dir, spec->number, hide_gpu, NULL, NULL);
+    /* On a GPU, one stage: the first the students write that earns points
+     * (the path is the same for every stage, and solutions_full_marks grades
+     * them all). */
+    char stage[16] = "";
+    for (int s = 0; !hide_gpu && !stage[0] && s < spec->n_stages; s++)
+        if (!spec->stages[s].given && spec->stages[s].points_correct > 0)
+            snprintf(stage, sizeof stage, "%d", s);
+    int rc = run_batch(dir, spec->number, hide_gpu, NULL, NULL, stage[0] ? stage : NULL);
     ck_assert_msg(rc == want_rc, "lab %d: exit %d:\n%s", spec->number, rc, out);
     static char book[8192];
     read_book(dir, book, sizeof book);
@@ -216,7 +231,7 @@ START_TEST(batch_books_grader_faults)
     fputs(fake_grade, f);
     fclose(f);
     ck_assert_int_eq(chmod(grade, 0755), 0);
-    int rc = run_batch(dir, 2, 1, grade, "10");
+    int rc = run_batch(dir, 2, 1, grade, "10", NULL);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     static char book[8192];
     read_book(dir, book, sizeof book);

@@ -98,10 +98,12 @@ START_TEST(settled_repetitions)
     base[3] = 1.45 * stage[3]; /* one pair close to the threshold */
     ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
     base[3] = 2.0 * stage[3];
-    ceil[5] = 1.05 * stage[5]; /* one pair near IMPOSSIBLE */
+    ceil[5] = 1.05 * stage[5]; /* one pair at 95% of the ceiling: still clear */
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
+    ceil[5] = 1.2 * stage[5]; /* one pair past IMPOSSIBLE */
     ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
     ceil[5] = 0.5 * stage[5];
-    wall[7] = 1.5 * stage[7] + 0.95; /* one pair near TIMING ANOMALY */
+    wall[7] = 1.5 * stage[7] + 1.05; /* one pair past TIMING ANOMALY */
     ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 1.4, 0.0, 1.1));
     for (int i = 0; i < K; i++)
         wall[i] = 10.0 * stage[i] + 5.0; /* clearly an anomaly: settled too */
