@@ -116,10 +116,12 @@ static void lib_path(char *buf, size_t n, const char *root, const lab_spec *spec
  * stages an instructor requires the technique of lose their points now, and
  * the lines naming what is missing are returned in *text, printed after the
  * failures (free it). */
-/* The machine code is read (cuobjdump, a second or two) on a thread of its
- * own while the parent makes the inputs, and joined before any test forks. */
+/* The machine code is read (cuobjdump, a second or two) while the lab is
+ * graded: cuobjdump starts before the inputs are made, a thread of the
+ * parent reads what it prints, and the test children close their copy of
+ * that pipe (runner_close_in_children). */
 typedef struct sass_read {
-    const char *lib;
+    sass_pending pending;
     sass_code code;
     int ok;
     pthread_t thread;
@@ -130,16 +132,20 @@ static void *read_sass(void *arg)
 {
     sass_read *r = arg;
     char err[256];
-    r->ok = sass_read_library(r->lib, &r->code, err, sizeof err) == 0;
+    r->ok = sass_finish(&r->pending, &r->code, err, sizeof err) == 0;
     return NULL;
 }
 
 static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib)
 {
     memset(r, 0, sizeof *r);
-    r->lib = lib;
-    if (spec->techniques)
-        r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
+    char err[256];
+    if (!spec->techniques || sass_start(lib, &r->pending, err, sizeof err) != 0)
+        return;
+    runner_close_in_children(r->pending.fd);
+    r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
+    if (!r->started) /* no thread to be had: read it now */
+        read_sass(r);
 }
 
 static void sass_end(sass_read *r)
@@ -834,8 +840,6 @@ static int grade_main(int argc, char **argv)
             }
         tm_totals(before[i]);
     }
-    for (int i = 0; i < n; i++)
-        sass_end(&sass[i]);
 
     lab_results *res = results_map(n);
     if (!res) {
@@ -883,6 +887,8 @@ static int grade_main(int argc, char **argv)
 
     int n_run = srunner_ntests_run(sr);
     rmdir(out_dir);
+    for (int i = 0; i < n; i++)
+        sass_end(&sass[i]);
     int got_all = 0, max_all = 0, failed = 0;
     for (int i = 0; i < n; i++) {
         char *techniques = NULL;

@@ -11,19 +11,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int run_command(char *const argv[], const char *const env[], char *out, size_t outn)
+int proc_spawn(char *const argv[], const char *const env[], int *pid)
 {
     int fd[2];
-    if (outn == 0 || pipe(fd) != 0)
+    if (pipe(fd) != 0)
         return -1;
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    pid_t p = fork();
+    if (p < 0) {
         close(fd[0]);
         close(fd[1]);
         return -1;
     }
-    if (pid == 0) {
+    if (p == 0) {
         dup2(fd[1], STDOUT_FILENO);
         dup2(fd[1], STDERR_FILENO);
         close(fd[0]);
@@ -35,11 +35,17 @@ int run_command(char *const argv[], const char *const env[], char *out, size_t o
         _exit(127);
     }
     close(fd[1]);
+    *pid = (int)p;
+    return fd[0];
+}
+
+int proc_collect(int fd, int pid, char *out, size_t outn)
+{
     size_t used = 0;
     char sink[4096];
     for (;;) {
-        ssize_t k = used + 1 < outn ? read(fd[0], out + used, outn - used - 1)
-                                    : read(fd[0], sink, sizeof sink);
+        ssize_t k = used + 1 < outn ? read(fd, out + used, outn - used - 1)
+                                    : read(fd, sink, sizeof sink);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -47,12 +53,21 @@ int run_command(char *const argv[], const char *const env[], char *out, size_t o
         if (used + 1 < outn)
             used += (size_t)k;
     }
-    out[used] = '\0';
-    close(fd[0]);
+    if (outn)
+        out[used] = '\0';
+    close(fd);
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int run_command(char *const argv[], const char *const env[], char *out, size_t outn)
+{
+    if (outn == 0)
+        return -1;
+    int pid, fd = proc_spawn(argv, env, &pid);
+    return fd < 0 ? -1 : proc_collect(fd, pid, out, outn);
 }
 
 long proc_user_threads(unsigned uid)

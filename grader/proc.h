@@ -9,6 +9,12 @@
  * read and dropped). Returns the exit status, 128 + the signal number, or -1
  * when the program could not be started. */
 int run_command(char *const argv[], const char *const env[], char *out, size_t outn);
+/* run_command in two halves, for a program that runs while the caller does
+ * other work: proc_spawn starts it and returns the read end of its output
+ * (-1 when it could not start); proc_collect reads that to the end into out,
+ * closes it and returns the exit status as run_command does. */
+int proc_spawn(char *const argv[], const char *const env[], int *pid);
+int proc_collect(int fd, int pid, char *out, size_t outn);
 
 /* How many threads (processes count as one each) the user uid runs now, read
  * from /proc; -1 when /proc cannot be read. */

@@ -163,8 +163,19 @@ static void limit_child(const lab_spec *spec, int stage, int kind)
     proc_limit_threads(RUNNER_THREAD_HEADROOM);
 }
 
+#define MAX_PARENT_FDS 16
+static int parent_fds[MAX_PARENT_FDS], n_parent_fds;
+
+void runner_close_in_children(int fd)
+{
+    if (fd >= 0 && n_parent_fds < MAX_PARENT_FDS)
+        parent_fds[n_parent_fds++] = fd;
+}
+
 static void child_start(grade_run *run, test_record *rec, child_env *env, int stage, int kind)
 {
+    for (int i = 0; i < n_parent_fds; i++)
+        close(parent_fds[i]);
     tm_start(TM_STARTUP);
     results_close(); /* read-only from here, except inside the grader's helpers */
     limit_child(run->spec, stage, kind);

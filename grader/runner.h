@@ -35,6 +35,9 @@ typedef struct grade_run {
  * is graded, the performance test. after_stage, if set, is called in the
  * parent after each stage's tests (for the live line). */
 Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage));
+/* A file descriptor of the parent's that no test child may keep (the pipe
+ * the technique check reads cuobjdump from): each child closes it first. */
+void runner_close_in_children(int fd);
 /* Starts the clock that times each stage's tests from the parent (the
  * results' stage_wall and wall): call it just before running the suites. */
 void runner_start_clock(void);

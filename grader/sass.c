@@ -162,31 +162,50 @@ void sass_short_name(const char *mangled, char *buf, size_t n)
     snprintf(buf, n, "%s", mangled);
 }
 
-int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn)
+int sass_start(const char *lib, sass_pending *p, char *err, size_t errn)
 {
     char tool[1024];
+    p->fd = -1;
+    p->lib = lib;
     if (toolkit_find("cuobjdump", tool, sizeof tool) != 0) {
         snprintf(err, errn, "cuobjdump was not found in %s/bin or on the PATH",
                  CUDA_LABS_CUDA_HOME);
         return -1;
     }
-    size_t cap = (size_t)64 << 20; /* a fat binary of every lab stage fits */
-    char *text = malloc(cap);
-    if (!text) {
-        snprintf(err, errn, "out of memory");
+    char *argv[] = {tool, "-sass", (char *)lib, NULL};
+    p->fd = proc_spawn(argv, NULL, &p->pid);
+    if (p->fd < 0) {
+        snprintf(err, errn, "cuobjdump could not be started");
         return -1;
     }
-    char *argv[] = {tool, "-sass", (char *)lib, NULL};
-    int rc = run_command(argv, NULL, text, cap);
-    int parsed = rc == 0 ? sass_parse(text, code) : -1;
+    return 0;
+}
+
+int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn)
+{
+    memset(code, 0, sizeof *code);
+    size_t cap = (size_t)64 << 20; /* a fat binary of every lab stage fits */
+    char *text = malloc(cap);
+    char sink[1];
+    int rc = proc_collect(p->fd, p->pid, text ? text : sink, text ? cap : 0);
+    p->fd = -1;
+    int parsed = text && rc == 0 ? sass_parse(text, code) : -1;
     free(text);
     if (rc != 0 || parsed != 0 || code->n == 0) {
-        snprintf(err, errn, "cuobjdump -sass %s %s", lib,
+        snprintf(err, errn, "cuobjdump -sass %s %s", p->lib,
                  rc != 0 ? "failed" : parsed != 0 ? "ran out of memory" : "found no kernels");
         sass_free(code);
         return -1;
     }
     return 0;
+}
+
+int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn)
+{
+    sass_pending p;
+    if (sass_start(lib, &p, err, errn) != 0)
+        return -1;
+    return sass_finish(&p, code, err, errn);
 }
 
 int sass_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code *code,

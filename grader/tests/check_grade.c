@@ -589,9 +589,12 @@ static void load_labs(void)
 
 START_TEST(solutions_full_marks)
 {
-    char lab[16];
+    char lab[16], json[64];
     snprintf(lab, sizeof lab, "lab%d", available_labs[_i]);
-    int rc = grade(NULL, lab, "--solutions", NULL);
+    /* Kept: each run of the suite adds a run to what ./grade --stability reads. */
+    snprintf(json, sizeof json, "build/test-results/solutions-%s.json", lab);
+    mkdir("build/test-results", 0755);
+    int rc = grade(NULL, lab, "--solutions", "--timings", "--json", json, NULL);
     ck_assert_msg(rc == 0, "%s: exit %d:\n%s", lab, rc, out);
     const char *s = strstr(out, "Score: ");
     ck_assert_ptr_nonnull(s);
