@@ -275,6 +275,16 @@ profile: lab$(LAB)
 	@if [ -z "$(STAGE)" ]; then echo "make: profile needs a stage: make profile LAB=$(LAB) STAGE=N (./grade --list shows them)."; exit 2; fi
 	@CUDA_HOME="$(CUDA_HOME)" grader/profile $(LAB) $(STAGE)
 
+# make divergence: the warp-divergence experiment of handouts/0-cuda.md: one
+# branch per thread against one per warp, timed (GPU needed; exits 77 with
+# one line when there is none).
+build/divergence: handouts/0-cuda/divergence.cu common/cuda_check.h | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -o $@ $<
+.PHONY: divergence
+divergence: build/divergence
+	build/divergence
+
 # make autolab LAB=1 HANDIN=transpose.cu: Autolab's grading step. The handin
 # replaces the lab's file, the lab is built and graded, and the last line of
 # the output is Autolab's {"scores": ...}, printed once. The build and the
@@ -321,6 +331,7 @@ help:
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make profile LAB=N STAGE=S   one stage under Nsight Compute, explained in plain words"
 	@echo "  make bench            the reference solutions' benchmarks (GPU): every lab, next to its ceiling"
+	@echo "  make divergence       handouts/0-cuda.md's experiment: a branch per thread against one per warp (GPU)"
 	@echo "  make stability RUNS=10  the solutions graded RUNS times: failures and margins per stage (GPU)"
 	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"
 	@echo "  make autolab LAB=N HANDIN=file   Autolab's grading step (scores line last)"
