@@ -305,15 +305,16 @@ autolab:
 
 # make student-repo DEST=dir: what students get, from what is committed here:
 # the skeletons, handouts, grader and Makefile, without solutions/, the
-# repository's tests and its CI; ready to push as a template repository.
+# repository's tests, its CI and the answer keys (handouts/answers.md); ready
+# to push as a template repository.
 .PHONY: student-repo
 student-repo:
 	@test -n "$(DEST)" || { echo "make: say where: make student-repo DEST=../transpose-template"; exit 2; }
 	@test ! -e "$(DEST)" || { echo "make: $(DEST) exists already: choose a new folder"; exit 2; }
 	@mkdir -p "$(DEST)"
 	@git archive --format=tar HEAD | tar -x -C "$(DEST)"
-	@rm -rf "$(DEST)/solutions" "$(DEST)/grader/tests" "$(DEST)/.ci" "$(DEST)/.github/workflows/ci.yml"
-	@echo "make: student copy written to $(DEST) (committed files only, without solutions/ and the repository's tests)"
+	@rm -rf "$(DEST)/solutions" "$(DEST)/grader/tests" "$(DEST)/.ci" "$(DEST)/.github/workflows/ci.yml" "$(DEST)/handouts/answers.md"
+	@echo "make: student copy written to $(DEST) (committed files only, without solutions/, the repository's tests and the answer keys)"
 
 .PHONY: clean
 clean:

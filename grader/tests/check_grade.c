@@ -303,12 +303,14 @@ START_TEST(student_copy)
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     const char *present[] = {"labs/1-transpose/transpose.cu", "labs/1-transpose/transpose.h",
                              "handouts/1-transpose.md", "grader/main.c", "Makefile"};
-    const char *absent[] = {"solutions", "grader/tests", ".ci", ".github/workflows/ci.yml"};
+    const char *absent[] = {"solutions", "grader/tests", ".ci", ".github/workflows/ci.yml",
+                            "handouts/answers.md"};
     for (size_t i = 0; i < sizeof present / sizeof present[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dest, present[i]);
         ck_assert_msg(access(path, R_OK) == 0, "%s missing from the student copy", present[i]);
     }
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        ck_assert_msg(access(absent[i], F_OK) == 0, "%s is not in the repository", absent[i]);
         snprintf(path, sizeof path, "%s/%s", dest, absent[i]);
         ck_assert_msg(access(path, F_OK) != 0, "%s must not be in the student copy", absent[i]);
     }
