@@ -52,7 +52,7 @@ COMMON_SRC := common/par.c common/rng.c common/stats.c common/compare.c common/t
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/verdict.c grader/timings.c \
               grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
-TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c
+TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
 OBJ := build/obj
@@ -260,6 +260,72 @@ bench-run: build/bench_transpose build/bench_reduce build/bench_shuffle build/be
 	build/bench_gemm 10
 	build/bench_conv 10
 	build/bench_streams 26 8 5
+# ---- every architecture, without a GPU (make arch-check) ---------------------------
+# Every skeleton, solution, ceiling, adversarial case and arch test case
+# (grader/tests/arch/*.cu) compiled once per architecture to PTX and a cubin,
+# keeping ptxas's resource report (build/arch/sm_XX/<kind>/<name>.ptxas). The
+# launch recorder runs the lab libraries' host code over a fake CUDA runtime
+# that pretends to be each GPU (grader/tests/arch/), and the arch suite of
+# make test (grader/tests/check_arch.c) checks every launch against that
+# architecture's limits and every reference kernel for spills; without these
+# builds it reports itself skipped. make arch-table writes its table into
+# handouts/instructors.md.
+ARCH_SMS := 75 80 86 89 90 100 120
+ARCH_CASES := $(basename $(notdir $(wildcard grader/tests/arch/*.cu)))
+ARCH_INC := $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l)))
+ARCH_HEADERS := $(wildcard labs/*/*.h)
+# kind/name:source, one per source built for every architecture.
+ARCH_SOURCES := $(foreach l,$(LABS),labs/lab$(call lab_num,$(l)):labs/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu \
+                  solutions/lab$(call lab_num,$(l)):solutions/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu) \
+                $(foreach c,$(basename $(notdir $(wildcard grader/ceilings/*.cu))),ceilings/$(c):grader/ceilings/$(c).cu) \
+                $(foreach a,$(ADVERSARIAL),adversarial/$(a):grader/tests/adversarial/$(a).cu) \
+                $(foreach c,$(ARCH_CASES),cases/$(c):grader/tests/arch/$(c).cu)
+# $(1) sm, $(2) kind/name, $(3) source. PTX first (it carries __launch_bounds__
+# as .maxntid), then ptxas -v on it, as nvcc -cubin would run it.
+define ARCH_RULE
+build/arch/sm_$(1)/$(2).ptxas: $(3) $(ARCH_HEADERS) | check-nvcc
+	@mkdir -p $$(dir $$@)
+	@echo "nvcc sm_$(1) $(3)"
+	@$$(NVCC) -O3 -lineinfo -std=c++17 -arch=sm_$(1) $$(ARCH_INC) -ptx -o build/arch/sm_$(1)/$(2).ptx $(3)
+	@$$(CUDA_HOME)/bin/ptxas -arch=sm_$(1) -m64 -v --generate-line-info -o build/arch/sm_$(1)/$(2).cubin \
+	  build/arch/sm_$(1)/$(2).ptx 2> $$@.log || { cat $$@.log; exit 1; }
+	@mv $$@.log $$@
+endef
+$(foreach sm,$(ARCH_SMS),$(foreach s,$(ARCH_SOURCES),$(eval $(call ARCH_RULE,$(sm),$(word 1,$(subst :, ,$(s))),$(word 2,$(subst :, ,$(s)))))))
+ARCH_LOGS := $(foreach sm,$(ARCH_SMS),$(foreach s,$(ARCH_SOURCES),build/arch/sm_$(sm)/$(word 1,$(subst :, ,$(s))).ptxas))
+
+# The fake runtime carries the real one's soname and symbol version, so lab
+# libraries bind to it; the recorder finds it next to itself.
+CUDART_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcudart.so 2>/dev/null | awk '/SONAME/ {print $$2}')
+ARCH_CFLAGS := -std=c11 -Wall -Wextra -O2 -g -I$(CUDA_HOME)/include
+build/arch/fakert/cudart.map:
+	@mkdir -p $(dir $@)
+	@echo '$(CUDART_SONAME) { global: *; };' > $@
+build/arch/fakert/libcudart.so: grader/tests/arch/fake_cudart.c grader/tests/arch/fake_cudart.h grader/tests/arch/archinfo.c grader/tests/arch/archinfo.h build/arch/fakert/cudart.map
+	@test -n "$(CUDART_SONAME)" || { echo "make: cannot read the soname of $(CUDA_HOME)/lib64/libcudart.so"; exit 1; }
+	$(CC) $(ARCH_CFLAGS) -fPIC -shared -Wl,-soname,$(CUDART_SONAME) -Wl,--version-script,build/arch/fakert/cudart.map \
+	  -o build/arch/fakert/$(CUDART_SONAME) grader/tests/arch/fake_cudart.c grader/tests/arch/archinfo.c
+	ln -sf $(CUDART_SONAME) $@
+build/arch/launches: grader/tests/arch/launches.c build/arch/fakert/libcudart.so $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/par.o
+	$(CC) $(ARCH_CFLAGS) -o $@ $< $(filter %.o,$^) -Lbuild/arch/fakert -l:$(CUDART_SONAME) \
+	  -Wl,-rpath,'$$ORIGIN/fakert' -ldl -lm -pthread
+# The test cases' host code, for the recorder.
+build/arch/cases/%.so: grader/tests/arch/%.cu | check-nvcc
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(ARCH_INC) -o $@ $<
+
+.PHONY: arch-build arch-check arch-table
+arch-build: $(ARCH_LOGS) build/arch/launches $(addprefix build/arch/cases/,$(addsuffix .so,$(ARCH_CASES))) $(LAB_LIBS) $(SOLUTION_LIBS)
+arch-check: arch-build build/tests/run_tests
+	@CK_RUN_SUITE=arch build/tests/run_tests
+# The table the arch suite wrote (build/arch/table.md), into the handout
+# between its two marker lines.
+arch-table: arch-check
+	@awk 'FNR == NR { t = t $$0 "\n"; next } /<!-- arch-table begin/ { print; printf "%s", t; skip = 1; next } \
+	  /<!-- arch-table end/ { skip = 0 } !skip' build/arch/table.md handouts/instructors.md > build/arch/instructors.md
+	@mv build/arch/instructors.md handouts/instructors.md
+	@echo "make: handouts/instructors.md: table of every architecture updated from build/arch/table.md"
+
 endif
 
 # ---- tools -----------------------------------------------------------------------------
@@ -328,6 +394,8 @@ help:
 	@echo "  make ceilings         the reference libraries labs 2-6 are measured against (make labN builds them too)"
 	@echo "  make solutions        build the reference solutions; ./grade --solutions grades them"
 	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
+	@echo "  make arch-check       every source built for sm_75..sm_120; launches, limits and spills checked (no GPU)"
+	@echo "  make arch-table       the same, and its table written into handouts/instructors.md"
 	@echo "  make coverage         line coverage of the host code with gcovr ($(COV)/index.html)"
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make profile LAB=N STAGE=S   one stage under Nsight Compute, explained in plain words"
