@@ -738,14 +738,16 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
     runs[n_runs++] = run;
     after_stage_fn = after_stage;
     const lab_spec *spec = run->spec;
-    char name[32];
-    snprintf(name, sizeof name, "lab%d", spec->number);
+    /* Check keeps the names it is given, not copies: they must outlive the run. */
+    static char suite_names[MAX_RUNS][32], tcase_names[MAX_RUNS][LAB_MAX_STAGES][32];
+    char *name = suite_names[r];
+    snprintf(name, sizeof suite_names[r], "lab%d", spec->number);
     Suite *s = suite_create(name);
     for (int st = 0; st < spec->n_stages; st++) {
         if ((run->stage_mask && !(run->stage_mask & (1u << st))) || (run->graded && !run->graded[st]))
             continue;
-        char tname[32];
-        snprintf(tname, sizeof tname, "lab%d.s%d", spec->number, st);
+        char *tname = tcase_names[r][st];
+        snprintf(tname, sizeof tcase_names[r][st], "lab%d.s%d", spec->number, st);
         TCase *tc = tcase_create(tname);
         tcase_set_timeout(tc, runner_stage_timeout(spec, st, run->reps, run->quick));
         tcase_add_unchecked_fixture(tc, NULL, after_tcase);

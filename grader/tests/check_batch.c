@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../lab.h"
+#include "../report.h"
 #include "tests.h"
 
 #define OUT_MAX (64 * 1024)
@@ -204,6 +205,7 @@ static const char fake_grade[] =
     "     m='cannot load /w/build/ceilings/lab2.so (No such file, or worse): run make again' ;;\n"
     "  *renamed*) v='SETUP ERROR' score=30 code=1\n"
     "     m='the lab library has no function reduce_interleaved() (stage 1)' ;;\n"
+    "  *real*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE\" --json \"$json\" ;;\n"
     "  *) exit 3 ;;\n"
     "esac\n"
     "printf '{\"seed\": \"0x5\", \"labs\": [\\n  {\"lab\": 2, \"stages\": [\\n    {\"stage\": 1, "
@@ -215,7 +217,7 @@ START_TEST(batch_books_grader_faults)
 {
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *kinds[] = {"crash", "hang", "silent", "ceiling", "renamed", "odd"};
+    const char *kinds[] = {"crash", "hang", "silent", "ceiling", "renamed", "odd", "real"};
     char cmd[4096];
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         snprintf(cmd, sizeof cmd,
@@ -231,6 +233,21 @@ START_TEST(batch_books_grader_faults)
     fputs(fake_grade, f);
     fclose(f);
     ck_assert_int_eq(chmod(grade, 0755), 0);
+    /* "real": the results file as the grader writes it (./grade --from a
+     * recorded run, 40 of 70 points), so the batch reads the real format. */
+    char fixture[400], real[4096];
+    snprintf(fixture, sizeof fixture, "%s/fixture.json", dir);
+    static lab_results res;
+    fixture_results(&res);
+    extern const lab_spec lab_transpose;
+    const lab_spec *specs[] = {&lab_transpose};
+    f = fopen(fixture, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(report_json_run(f, specs, &res, 1, NULL, 0x5, NULL, 1.5), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(realpath(grade_path(), real));
+    setenv("CUDA_LABS_REAL_GRADE", real, 1);
+    setenv("CUDA_LABS_FIXTURE", fixture, 1);
     int rc = run_batch(dir, 2, 1, grade, "10", NULL);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     static char book[8192];
@@ -242,8 +259,9 @@ START_TEST(batch_books_grader_faults)
                    "/w/build/ceilings/lab2.so (No such file, or worse): run make again\"\n");
     BOOK_HAS(book, "odd,lab2,,,not graded: the grader failed (exit 3)\n");
     BOOK_HAS(book, "renamed,lab2,30,110,some tests failed\n");
+    BOOK_HAS(book, "real,lab2,40,70,some tests failed\n");
     /* One line at the end, each reason once. */
-    HAS("batch: 5 of 6 students not graded because of a fault on the grader's side");
+    HAS("batch: 5 of 7 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
     ck_assert_int_eq(remove_tree(dir), 0);

@@ -746,8 +746,10 @@ Suite *make_grade_gpu_suite(void)
     Suite *s = suite_create("grade-gpu");
     for (int i = 0; i < n_available; i++) {
         int lab = available_labs[i];
-        char name[16];
-        snprintf(name, sizeof name, "lab%d", lab);
+        /* Check keeps the name it is given, not a copy: it must outlive the run. */
+        static char names[8][16];
+        char *name = names[i];
+        snprintf(name, sizeof names[i], "lab%d", lab);
         TCase *tc = tcase_create(name);
         tcase_set_timeout(tc, 600);
         tcase_add_unchecked_fixture(tc, lab_begins, lab_ends);
