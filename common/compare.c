@@ -65,6 +65,31 @@ static int buffers_differ(const unsigned char *a, const unsigned char *b, size_t
     return par_for(n, COMPARE_GRAIN, compare_slice, &p);
 }
 
+typedef struct within_job {
+    const double *exact, *scale;
+    const float *got;
+    double (*tol)(const void *, double);
+    const void *ctx;
+} within_job;
+
+static int any_outside(void *arg, size_t begin, size_t end)
+{
+    const within_job *j = arg;
+    for (size_t e = begin; e < end; e++) {
+        float g = j->got[e];
+        if (!isfinite(g) || fabs((double)g - j->exact[e]) > j->tol(j->ctx, j->scale[e]))
+            return 1;
+    }
+    return 0;
+}
+
+int compare_all_within(const double *exact, const double *scale, const float *got, size_t n,
+                       double (*tol)(const void *ctx, double scale), const void *ctx)
+{
+    within_job j = {exact, scale, got, tol, ctx};
+    return !par_for(n, (size_t)1 << 16, any_outside, &j);
+}
+
 long long compare_first_diff_word(const void *a, const void *b, size_t n)
 {
     if (!buffers_differ(a, b, n))

@@ -27,6 +27,12 @@ typedef struct compare_report {
 int compare_floats(const float *expected, const float *got, size_t n, double atol,
                    double rtol, compare_report *r);
 
+/* 1 when every got[e] (e < n) is finite and within tol(ctx, scale[e]) of
+ * exact[e]; 0 otherwise. On all cores: the fast first look of a check whose
+ * full, element-by-element pass then runs only when something is wrong. */
+int compare_all_within(const double *exact, const double *scale, const float *got, size_t n,
+                       double (*tol)(const void *ctx, double scale), const void *ctx);
+
 /* Is this float the grader's "never written" pattern? */
 int compare_is_unwritten(float x);
 

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "../../common/compare.h"
-#include "../../common/par.h"
 #include "../verdict.h"
 
 /* N, C, H, W, K, R, S, stride, pad */
@@ -139,24 +138,10 @@ static int on_padded_border(const conv_layer *l, int p, int q, int P, int Q)
     return p < rows || p >= P - rows || q < cols || q >= Q - cols;
 }
 
-/* The common case first: is every output within its tolerance? On all
- * cores; the same test as the full pass below. */
-typedef struct judge_job {
-    const conv_layer *l;
-    const double *exact, *scale;
-    const float *got;
-} judge_job;
-
-static int any_bad(void *ctx, size_t begin, size_t end)
+/* The tolerance of one output, for compare_all_within. */
+static double output_tolerance(const void *ctx, double scale)
 {
-    const judge_job *j = ctx;
-    for (size_t e = begin; e < end; e++) {
-        float g = j->got[e];
-        if (isnan(g) || isinf(g) ||
-            fabs((double)g - j->exact[e]) > conv_tolerance(j->l, j->scale[e]))
-            return 1;
-    }
-    return 0;
+    return conv_tolerance(ctx, scale);
 }
 
 int conv_judge(const conv_problem *p, const double *exact, const double *scale, const float *got,
@@ -165,8 +150,7 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
     const conv_layer *l = &p->l;
     const int P = conv_out_h(l), Q = conv_out_w(l);
     const size_t n = conv_out_elems(l);
-    judge_job job = {l, exact, scale, got};
-    if (!par_for(n, (size_t)1 << 16, any_bad, &job))
+    if (compare_all_within(exact, scale, got, n, output_tolerance, l)) /* the common case */
         return V_PASS;
     size_t wrong = 0, unwritten = 0, nans = 0, border = 0, first = n;
     for (size_t e = 0; e < n; e++) {

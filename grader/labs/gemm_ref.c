@@ -43,7 +43,6 @@
 #include <unistd.h>
 
 #include "../../common/compare.h"
-#include "../../common/par.h"
 #include "../verdict.h"
 
 typedef struct ref_job {
@@ -136,32 +135,23 @@ double gemm_tolerance(int K, double scale, int tf32)
     return t;
 }
 
-/* The common case first: is every element within its tolerance? On all
- * cores; the same test, element by element, as the full pass below. */
-typedef struct judge_job {
-    const double *exact, *scale;
-    const float *got;
+/* The tolerance of one element, for compare_all_within. */
+typedef struct tol_args {
     int K, tf32;
-} judge_job;
+} tol_args;
 
-static int any_bad(void *ctx, size_t begin, size_t end)
+static double element_tolerance(const void *ctx, double scale)
 {
-    const judge_job *j = ctx;
-    for (size_t e = begin; e < end; e++) {
-        float g = j->got[e];
-        if (isnan(g) || isinf(g) ||
-            fabs((double)g - j->exact[e]) > gemm_tolerance(j->K, j->scale[e], j->tf32))
-            return 1;
-    }
-    return 0;
+    const tol_args *a = ctx;
+    return gemm_tolerance(a->K, scale, a->tf32);
 }
 
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
                int tf32, char *msg, size_t msgn)
 {
     size_t n = (size_t)p->M * p->N, wrong = 0, unwritten = 0, nans = 0, first = n;
-    judge_job job = {exact, scale, got, p->K, tf32};
-    if (!par_for(n, (size_t)1 << 16, any_bad, &job))
+    tol_args args = {p->K, tf32}; /* the common case first, on all cores */
+    if (compare_all_within(exact, scale, got, n, element_tolerance, &args))
         return V_PASS;
     double worst = 0;
     size_t worst_at = 0;
