@@ -99,6 +99,8 @@ static void take_file(const json *doc, const char *student, class_stats *labs, F
             ss->seen++;
             snprintf(ss->title, sizeof ss->title, "%s", json_string(json_get(st, "title"), ""));
             const json *corr = json_get(st, "correctness"), *speed = json_get(st, "speed");
+            if (corr && strcmp(json_string(json_get(corr, "verdict"), ""), "NOT AVAILABLE") == 0)
+                continue; /* this student's GPU could not grade the stage */
             if (corr) {
                 ss->correct_graded++;
                 ss->correct_pass += strcmp(json_string(json_get(corr, "verdict"), ""), "PASS") == 0;
@@ -351,6 +353,9 @@ static void take_run(const json *doc, run_stats (*labs)[LAB_MAX_STAGES], char *g
             run_stats *r = &labs[number - 1][s];
             snprintf(r->title, sizeof r->title, "%s", json_string(json_get(st, "title"), ""));
             const json *corr = json_get(st, "correctness"), *speed = json_get(st, "speed");
+            const char *cv = json_string(json_get(corr, "verdict"), "");
+            if (strcmp(cv, "NOT AVAILABLE") == 0)
+                continue; /* not graded on that GPU: neither a run nor a failure */
             /* The stage's rules; files from before they were written there
              * carry them in the speed test's timing. */
             const json *rules = json_get(speed, "timing");
@@ -359,7 +364,7 @@ static void take_run(const json *doc, run_stats (*labs)[LAB_MAX_STAGES], char *g
             r->min_ceiling = json_number(json_get(st, "min_ceiling"),
                                          json_number(json_get(rules, "min_ceiling"), 0));
             r->speed_graded = json_number(json_get(st, "points_speed"), speed ? 1 : 0) > 0;
-            int failed = corr && strcmp(json_string(json_get(corr, "verdict"), ""), "PASS") != 0;
+            int failed = corr && strcmp(cv, "PASS") != 0;
             failed |= speed && strcmp(json_string(json_get(speed, "verdict"), ""), "PASS") != 0;
             r->failures += failed;
             r->runs++;

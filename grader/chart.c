@@ -22,6 +22,8 @@ static const char *bar_colour(const test_record *c, const test_record *p)
 {
     if (p->graded)
         return p->v == V_PASS ? "#3f9b6b" : p->v == V_SLOW ? "#e0a030" : "#c0504d";
+    if (verdict_neutral(c->v))
+        return "#b0b0b0"; /* not available on this GPU: neither pass nor fail */
     return c->v == V_PASS ? "#5b84c4" : "#c0504d";
 }
 

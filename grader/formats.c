@@ -43,7 +43,7 @@ static int each_test(const run_summary *r, void (*fn)(const test_item *, int ind
                                 results_max_points(spec, s, k), "pass"};
                 snprintf(it.name, sizeof it.name, "lab%d stage %d (%s): %s", spec->number, s,
                          spec->stages[s].title, k == TEST_CORRECT ? "correctness" : "speed");
-                if (t->v != V_PASS)
+                if (t->v != V_PASS && !verdict_neutral(t->v))
                     it.status = is_error(t->v) ? "error" : "fail";
                 if (fn)
                     fn(&it, index, arg);
@@ -54,14 +54,16 @@ static int each_test(const run_summary *r, void (*fn)(const test_item *, int ind
 }
 
 /* Points and outcome counts over every graded test. A speed test skipped
- * because its stage is not correct is counted as skipped, not as failed. */
+ * because its stage is not correct is counted as skipped, not as failed; so is
+ * a stage this GPU cannot grade (NOT AVAILABLE), which is also counted in
+ * neutral: it fails nothing. */
 typedef struct run_counts {
-    int got, max, failed, errors, skipped;
+    int got, max, failed, errors, skipped, neutral;
 } run_counts;
 
 static run_counts totals(const run_summary *r)
 {
-    run_counts n = {0, 0, 0, 0, 0};
+    run_counts n = {0, 0, 0, 0, 0, 0};
     for (int l = 0; l < r->n_labs; l++) {
         int g, m;
         report_score(r->specs[l], &r->res[l], &g, &m);
@@ -72,7 +74,8 @@ static run_counts totals(const run_summary *r)
                 const test_record *t = &r->res[l].t[s][k];
                 if (!t->graded || t->v == V_PASS)
                     continue;
-                if (t->v == V_SKIPPED)
+                n.neutral += verdict_neutral(t->v);
+                if (t->v == V_SKIPPED || verdict_neutral(t->v))
                     n.skipped++;
                 else if (is_error(t->v))
                     n.errors++;
@@ -141,7 +144,7 @@ static void junit_case(const test_item *it, int index, void *arg)
     fprintf(f, "    <testcase classname=\"lab%d.%s\" name=\"%s\" time=\"%.6f\">\n",
             it->spec->number, it->spec->name, name, it->t->timed ? it->t->median_ms / 1e3 : 0.0);
     format_xml_escape(it->t->msg, msg, sizeof msg);
-    if (it->t->v == V_SKIPPED) {
+    if (it->t->v == V_SKIPPED || verdict_neutral(it->t->v)) {
         fprintf(f, "      <skipped message=\"%s\"/>\n", msg);
     } else if (it->t->v != V_PASS) {
         const char *element = is_error(it->t->v) ? "error" : "failure";
@@ -208,8 +211,10 @@ static void yaml_quoted(FILE *f, const char *key, const char *text)
 static void tap_case(const test_item *it, int index, void *arg)
 {
     FILE *f = arg;
-    fprintf(f, "%s %d - %s", it->t->v == V_PASS ? "ok" : "not ok", index + 1, it->name);
-    if (it->t->v == V_SKIPPED) { /* a SKIP directive: the reason, without '#' or newlines */
+    int neutral = verdict_neutral(it->t->v);
+    fprintf(f, "%s %d - %s", it->t->v == V_PASS || neutral ? "ok" : "not ok", index + 1,
+            it->name);
+    if (it->t->v == V_SKIPPED || neutral) { /* a SKIP directive: the reason, without '#' or newlines */
         fputs(" # SKIP ", f);
         for (const char *p = it->t->msg; *p; p++)
             fputc(*p == '#' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
@@ -253,7 +258,8 @@ static void gradescope_case(const test_item *it, int index, void *arg)
             "\"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": \"%s\", "
             "\"output_format\": \"text\", \"visibility\": \"visible\"}",
             index ? "," : "", index + 1, report_json_escape(it->name, name, sizeof name),
-            it->points, it->max_points, it->t->v == V_PASS ? "passed" : "failed",
+            it->points, it->max_points,
+            it->t->v == V_PASS || verdict_neutral(it->t->v) ? "passed" : "failed",
             report_json_escape(text, out, sizeof out));
 }
 
@@ -373,7 +379,9 @@ static void classroom_case(const test_item *it, int index, void *arg)
 int format_classroom(FILE *f, const run_summary *r)
 {
     run_counts n = totals(r);
-    const char *status = n.errors ? "error" : n.failed || n.skipped ? "fail" : "pass";
+    const char *status = n.errors                           ? "error"
+                         : n.failed || n.skipped > n.neutral ? "fail"
+                                                             : "pass";
     classroom_state st = {f, r, 0, 0};
     each_test(r, classroom_unit, &st.unit);
     fprintf(f, "{\"version\": 1, \"status\": \"%s\", \"max_score\": %d, \"tests\": [", status,

@@ -21,7 +21,7 @@ static const char *css =
 
 static const char *verdict_class(verdict v)
 {
-    return v == V_PASS ? "pass" : v == V_SLOW ? "slow" : "fail";
+    return v == V_PASS ? "pass" : v == V_SLOW || verdict_neutral(v) ? "slow" : "fail";
 }
 
 static void esc(FILE *f, const char *s)
@@ -84,7 +84,7 @@ static void fixes(FILE *f, const lab_spec *spec, const lab_results *res, uint64_
     for (int s = 0; s < spec->n_stages; s++)
         for (int k = 0; k < TEST_KINDS; k++) {
             const test_record *t = &res->t[s][k];
-            if (!t->graded || t->v == V_PASS)
+            if (!t->graded || t->v == V_PASS || verdict_neutral(t->v))
                 continue;
             /* Speed tests skipped because their own stage is not correct add nothing. */
             if (k == TEST_PERF && t->v == V_SKIPPED && res->t[s][TEST_CORRECT].v != V_PASS)

@@ -25,7 +25,15 @@ typedef struct lab_stage {
     const char *hint;    /* the likely cause when the stage is correct but too slow */
     double min_ceiling;  /* fraction of the ceiling it must also reach; 0 = none */
     const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
+    int min_cc;          /* compute capability its technique needs, 10 * major + minor (80:
+                            8.0); below it the stage is NOT AVAILABLE, not graded. 0: any */
 } lab_stage;
+
+/* Can stage st be graded on a GPU of compute capability major.minor? */
+static inline int lab_stage_available(const lab_stage *st, int major, int minor)
+{
+    return st->min_cc <= 10 * major + minor;
+}
 
 /* The machine instructions that show a stage's technique (the technique
  * check reads the SASS of the kernels the stage launched). */

@@ -226,6 +226,45 @@ static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
     return &effective[i];
 }
 
+/* Stages whose technique this GPU lacks (a min_cc above its compute
+ * capability) are not graded: no tests, no points. Returns them as a mask of
+ * stage bits; their records are written by not_available() once the results
+ * page exists. */
+static unsigned gate_by_capability(const lab_spec *spec, const devinfo *dev)
+{
+    int i = spec->number - 1;
+    unsigned gated = 0;
+    if (i < 0 || i >= 16 || spec->stages != effective_stages[i])
+        return 0;
+    for (int s = 0; s < spec->n_stages; s++)
+        if (effective_graded[i][s] &&
+            !lab_stage_available(&effective_stages[i][s], dev->cc_major, dev->cc_minor)) {
+            effective_graded[i][s] = 0;
+            effective_stages[i][s].points_correct = 0;
+            effective_stages[i][s].points_speed = 0;
+            gated |= 1u << s;
+        }
+    return gated;
+}
+
+static void not_available(const lab_spec *spec, lab_results *res, unsigned gated,
+                          const devinfo *dev)
+{
+    for (int s = 0; s < spec->n_stages; s++) {
+        if (!(gated & (1u << s)))
+            continue;
+        test_record *t = &res->t[s][TEST_CORRECT];
+        t->graded = 1;
+        t->state = STATE_FINISHED;
+        t->v = V_NOT_AVAILABLE;
+        snprintf(t->msg, sizeof t->msg,
+                 "needs compute capability %d.%d (this GPU, %s, has %d.%d): not graded, no "
+                 "points lost",
+                 spec->stages[s].min_cc / 10, spec->stages[s].min_cc % 10, dev->name,
+                 dev->cc_major, dev->cc_minor);
+    }
+}
+
 static const int *graded_mask(const lab_spec *spec)
 {
     int i = spec->number - 1;
@@ -265,6 +304,8 @@ static void list_labs(const grade_config *c)
             } else {
                 printf("  (speed reported)");
             }
+            if (st->min_cc)
+                printf("  (needs compute capability %d.%d)", st->min_cc / 10, st->min_cc % 10);
             printf("\n");
             int k = spec->number - 1;
             if (k >= 0 && k < 16 && effective_sanitizer[k][s])
@@ -795,6 +836,14 @@ static int grade_main(int argc, char **argv)
                err);
         return EXIT_NO_GPU;
     }
+    unsigned gated[OPT_MAX_LABS] = {0};
+    int n_gated = 0;
+    for (int i = 0; i < n; i++) {
+        gated[i] = gate_by_capability(specs[i], &dev);
+        if (o.stage_mask)
+            gated[i] &= o.stage_mask;
+        n_gated += gated[i] != 0;
+    }
     if (!o.seed_given && rng_os_seed(&o.seed) != 0) {
         say(stderr, "grade: cannot read a random seed from the system: %s\n",
                 strerror(errno));
@@ -846,8 +895,10 @@ static int grade_main(int argc, char **argv)
         say(stderr, "grade: cannot map the results page: %s\n", strerror(errno));
         return EXIT_FAILED;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         memcpy(res[i].parent_tm, before[i], sizeof before[i]);
+        not_available(specs[i], &res[i], gated[i], &dev);
+    }
     static grade_run runs[OPT_MAX_LABS];
     SRunner *sr = NULL;
     for (int i = 0; i < n; i++) {
@@ -931,6 +982,11 @@ static int grade_main(int argc, char **argv)
     int ck_failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     results_unmap(res, n);
+    if (n_run == 0 && n_gated) {
+        say(stdout, "grade: this GPU cannot run the stages asked for (see NOT AVAILABLE "
+                    "above), so nothing was graded.\n");
+        return EXIT_NO_GPU;
+    }
     if (n_run == 0) {
         say(stdout, "grade: no test ran, so nothing was graded.\n");
         return EXIT_FAILED;

@@ -139,6 +139,10 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
     for (int k = 0; k < n_ceil; k++)
         fprintf(f, "  ceiling: %s at %.0f %s, measured in this run\n", ceil_name[k],
                 ceil_best[k], spec->unit);
+    for (int s = 0; s < spec->n_stages; s++)
+        if (verdict_neutral(rec(res, s, TEST_CORRECT)->v))
+            fprintf(f, "  stage %d not available on this GPU: %s\n", s,
+                    rec(res, s, TEST_CORRECT)->msg);
 }
 
 /* A failure worth its own entry under "What to fix": graded, not passed, and
@@ -146,7 +150,7 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
 static int listed_failure(const lab_results *res, int s, int k)
 {
     const test_record *t = rec(res, s, k);
-    if (!t->graded || t->v == V_PASS)
+    if (!t->graded || t->v == V_PASS || verdict_neutral(t->v))
         return 0;
     return !(k == TEST_PERF && t->v == V_SKIPPED && rec(res, s, TEST_CORRECT)->graded &&
              rec(res, s, TEST_CORRECT)->v != V_PASS);
@@ -282,7 +286,8 @@ int report_failed_tests(const lab_spec *spec, const lab_results *res)
     int n = 0;
     for (int s = 0; s < spec->n_stages; s++)
         for (int k = 0; k < TEST_KINDS; k++)
-            if (rec(res, s, k)->graded && rec(res, s, k)->v != V_PASS)
+            if (rec(res, s, k)->graded && rec(res, s, k)->v != V_PASS &&
+                !verdict_neutral(rec(res, s, k)->v))
                 n++;
     return n;
 }

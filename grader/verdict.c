@@ -24,6 +24,7 @@ const char *verdict_name(verdict v)
         [V_SETUP_ERROR] = "SETUP ERROR",
         [V_NO_TECHNIQUE] = "TECHNIQUE MISSING",
         [V_SANITIZER] = "SANITIZER FINDING",
+        [V_NOT_AVAILABLE] = "NOT AVAILABLE",
     };
     if ((int)v < 0 || v >= V_COUNT || !names[v])
         return "UNKNOWN";

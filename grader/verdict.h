@@ -26,10 +26,19 @@ typedef enum verdict {
     V_SETUP_ERROR,     /* the grader could not set up (library, memory, CUDA) */
     V_NO_TECHNIQUE,    /* correct, but its kernels lack the technique an instructor requires */
     V_SANITIZER,       /* correct, but compute-sanitizer found a problem (an instructor requires it clean) */
+    V_NOT_AVAILABLE,   /* not graded: the stage's technique needs a newer GPU; no points either way */
     V_COUNT
 } verdict;
 
 /* "PASS", "WRONG RESULT", ... */
 const char *verdict_name(verdict v);
+
+/* Neither passed nor failed: nothing could be graded on this GPU (NOT
+ * AVAILABLE). Reports list it, count it with the skipped tests, and never as a
+ * failure; it carries no points. */
+static inline int verdict_neutral(verdict v)
+{
+    return v == V_NOT_AVAILABLE;
+}
 
 #endif

@@ -30,26 +30,26 @@
 
 static const lab_stage conv_stages[] = {
     {"direct, one thread per output (given)", "conv_direct", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     NULL},
+     NULL, 0},
     {"direct, tiled in shared memory", "conv_direct_tiled", 10, 10, 2.5, {0, -1}, 0,
      "Stage the input patch under a tile of outputs (with its halo of R - 1 rows and S - 1 "
      "columns) and the filters of a few output channels in shared memory, once per input "
      "channel, and let each thread make several output channels from them.",
-     0, NULL},
+     0, NULL, 0},
     {"im2col + GEMM", "conv_im2col_gemm", 10, 10, 1.5, {1, -1}, 0,
      "Write the input windows as a (C R S) x (N P Q) matrix in d_work with coalesced stores, "
      "then multiply the filter matrix (K x C R S) by it with your tiled GEMM from lab 4.",
-     0, NULL},
+     0, NULL, 0},
     {"implicit GEMM", "conv_implicit_gemm", 10, 10, 1.25, {2, -1}, 0,
      "Keep the GEMM of stage 2 but gather each element of the window matrix from the input "
      "as the tiles are loaded: no im2col pass over memory. Work out (c, r, s) for a thread's "
      "rows once per tile and step it, instead of dividing for every element.",
-     0, NULL},
+     0, NULL, 0},
     {"NHWC, split-K", "conv_nhwc", 10, 10, 0.80, {3, -1}, 0,
      "Transpose the input to NHWC in d_work so that a thread's rows (r, s, c) are "
      "neighbouring channels (one 16-byte load); split the depth C R S over more blocks "
      "with atomicAdd when the output alone gives too few blocks to fill the GPU.",
-     0.20, NULL},
+     0.20, NULL, 0},
 };
 #define N_STAGES ((int)(sizeof conv_stages / sizeof conv_stages[0]))
 #define BENCH_LAYER 4 /* 3 x 3, C = K = 128, 28 x 28, N = 32 */

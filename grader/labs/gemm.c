@@ -30,41 +30,41 @@
 #define TENSOR_STAGE 8
 
 static const lab_stage gemm_stages[] = {
-    {"naive, threads walk M (given)", "gemm_naive", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, CUBLAS},
+    {"naive, threads walk M (given)", "gemm_naive", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, CUBLAS, 0},
     {"coalesced, threads walk N", "gemm_coalesced", 10, 5, 2.0, {0, -1}, 0,
      "Consecutive threads (threadIdx.x) should take consecutive columns j of C: then a warp "
      "reads one element of A (a broadcast) and 32 neighbouring elements of B, and writes 32 "
      "neighbouring elements of C.",
-     0, CUBLAS},
+     0, CUBLAS, 0},
     {"shared-memory tiles", "gemm_shared", 10, 5, 1.15, {1, -1}, 0,
      "Each block should load a tile of A and a tile of B into shared memory once, "
      "__syncthreads(), and let every thread read them many times; check both loads are "
      "coalesced (threadIdx.x along a row) and that the k-loop steps by the tile size.",
-     0, CUBLAS},
+     0, CUBLAS, 0},
     {"1D thread tile", "gemm_tile_1d", 10, 5, 1.45, {2, -1}, 0,
      "Each thread should keep TM results in registers and, for each k, load one element of B "
      "into a register and reuse it TM times against a column of A's tile: fewer shared loads "
      "per multiply-add.",
-     0, CUBLAS},
+     0, CUBLAS, 0},
     {"2D register blocking", "gemm_tile_2d", 10, 5, 1.4, {3, -1}, 0,
      "Each thread should compute an 8 x 8 block: per k, load 8 values of A and 8 of B into "
      "registers and do 64 multiply-adds from them (an outer product). Check that the result "
      "array is fully unrolled (no local memory: nvcc -Xptxas -v says 0 bytes spill) and that "
      "two blocks fit on an SM: __launch_bounds__(256, 2) caps the registers at 128.",
-     0, CUBLAS},
+     0, CUBLAS, 0},
     {"vectorised, A transposed", "gemm_vectorized", 10, 5, 1.0, {4, -1}, 0,
      "Load A and B with float4, store A's tile transposed (As[k][m]) so the inner loop reads "
      "A's column as float4s too; the SASS should show LDG.E.128 and LDS.128.",
-     0, CUBLAS},
+     0, CUBLAS, 0},
     {"double buffering", "gemm_double_buffer", 10, 5, 1.0, {5, -1}, 0,
      "Load the next tiles (into registers or a second shared buffer) before computing on the "
      "current ones, so memory and arithmetic overlap; one __syncthreads() per tile.",
-     0, CUBLAS},
+     0, CUBLAS, 0},
     {"warp tiling", "gemm_warp_tile", 10, 10, 1.0, {6, -1}, 0,
      "Give each warp a sub-tile of the block (e.g. 64 x 32) and each thread a few small "
      "blocks inside it, so a warp's shared loads hit few distinct addresses; aim for most of "
      "cuBLAS. __launch_bounds__(256, 2) keeps two blocks on each SM.",
-     0.65, CUBLAS},
+     0.65, CUBLAS, 0},
     {"tensor cores (TF32, bonus)", "gemm_tensor_core", 5, 5, 0.0, {-1, -1}, 0,
      "Let each warp own a 64 x 64 tile and issue mma.sync.m16n8k8 (TF32) from fragments it "
      "loads from shared memory itself; double-buffer the tiles with cp.async and pad the rows "
@@ -72,7 +72,7 @@ static const lab_stage gemm_stages[] = {
      "through load_matrix_sync) reached only about 8% of cuBLAS TF32 on an H200, far below "
      "the 25% needed; wmma would need the same big warp tiles, padding and pipeline, which "
      "we have measured only with mma.sync.",
-     0.25, CUBLAS_TF32},
+     0.25, CUBLAS_TF32, 80 /* TF32 mma.sync and cp.async need compute capability 8.0 */},
 };
 #define N_STAGES ((int)(sizeof gemm_stages / sizeof gemm_stages[0]))
 

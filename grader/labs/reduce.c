@@ -49,45 +49,45 @@
  * and timed, so the table shows what one SM does alone. Every later stage
  * must beat the stage before it. */
 static const lab_stage reduce_stages[] = {
-    {"one block (given)", "reduce_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, NULL},
+    {"one block (given)", "reduce_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, NULL, 0},
     {"interleaved, divergent", "reduce_interleaved", 10, 5, 3.0, {0, -1}, 0,
      "Stage 1 should use the whole GPU: one block per blockDim.x elements (a grid of "
      "ceil(n / 256) blocks), each writing its block's sum to d_work, then the same kernel over "
      "those sums until one block is left. If it is barely faster than one block, check that the "
      "grid really has that many blocks.",
-     0, NULL},
+     0, NULL, 0},
     {"interleaved, strided index", "reduce_strided", 10, 5, 1.15, {1, -1}, 0,
      "The point of stage 2 is that the working threads are the first ones: thread tid works on "
      "index = 2 * s * tid (only while index < blockDim.x), so whole warps either work or skip a "
      "step. A branch on tid % (2 * s) is still stage 1.",
-     0, NULL},
+     0, NULL, 0},
     {"sequential addressing", "reduce_sequential", 10, 5, 1.03, {2, -1}, 0,
      "Fold the shared array in half: s runs from blockDim.x / 2 down to 1, and thread tid < s "
      "adds sdata[tid + s]. A warp then reads 32 consecutive words, one per bank; ncu's "
      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.",
-     0, NULL},
+     0, NULL, 0},
     {"first add during load", "reduce_first_add", 10, 5, 1.30, {3, -1}, 0,
      "Each block should now cover 2 * blockDim.x elements and launch half as many blocks: "
      "thread tid adds in[i] and in[i + blockDim.x] (both loads coalesced) before the tree. "
      "Check that reduce_in_passes gets per_block = 2 * threads.",
-     0, NULL},
+     0, NULL, 0},
     {"unrolled last warp", "reduce_unroll_warp", 10, 5, 1.05, {4, -1}, 0,
      "Stop the shared-memory loop at s = 64 (s > 32) and let warp 0 finish with __syncwarp() "
      "between each read and write, with no __syncthreads() and no tid < s test inside. A "
      "__syncthreads() left in the warp steps costs as much as before.",
-     0, NULL},
+     0, NULL, 0},
     {"complete unroll (template)", "reduce_unroll_all", 10, 5, 1.0, {5, -1}, 0,
      "Make the block size a template parameter (template <unsigned BLOCK>) and write each step "
      "as if (BLOCK >= 512) { ... } so the compiler removes the loop; launch the instance "
      "matching your block size. Runtime blockDim.x inside the steps keeps the loop alive.",
-     0, NULL},
+     0, NULL, 0},
     {"many elements per thread, float4", "reduce_many", 10, 10, 1.50, {6, -1}, 0,
      "Size the grid to the GPU (SMs x blocks per SM, from cudaOccupancyMaxActiveBlocksPerMultiprocessor), "
      "let each thread loop over the input with a stride of gridDim.x * blockDim.x float4s, "
      "issuing several float4 loads before adding any, and finish the few hundred block sums "
      "with one more small launch. Thousands of blocks, or one float per load, leave it short of "
      "the ceiling.",
-     0.80, NULL},
+     0.80, NULL, 0},
 };
 
 /* Small and awkward sizes first, so most bugs show quickly; the benchmark last. */

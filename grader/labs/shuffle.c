@@ -46,34 +46,34 @@ static const int stage_op[] = {SHUFFLE_SCAN,   SHUFFLE_SUM,  SHUFFLE_SUM,  SHUFF
 
 static const lab_stage shuffle_stages[] = {
     {"device scan, one block (given)", "scan_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     CUB_SCAN},
+     CUB_SCAN, 0},
     {"block sum in shared memory (given)", "reduce_shared", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     CUB_REDUCE},
+     CUB_REDUCE, 0},
     {"warp-shuffle sum", "reduce_shuffle", 10, 10, 1.50, {1, -1}, 0,
      "Each warp should sum its values with five __shfl_down_sync steps (offsets 16, 8, 4, 2, 1), "
      "lane 0 writing the warp's sum to a small shared array that warp 0 then sums: one "
      "__syncthreads() per block. The shuffles alone gain little: the speed comes from a grid "
      "sized to the GPU with several float4 loads per thread in flight, as in lab 2's stage 7.",
-     0.80, CUB_REDUCE},
-    {"warp scan (segments of 32)", "scan_warp", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY},
-    {"block scan (segments of 1024)", "scan_block", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY},
+     0.80, CUB_REDUCE, 0},
+    {"warp scan (segments of 32)", "scan_warp", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY, 0},
+    {"block scan (segments of 1024)", "scan_block", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY, 0},
     {"device scan, multi-pass", "scan_multipass", 10, 10, 5.0, {0, -1}, 0,
      "All three passes should use the whole GPU: one block per tile in the first and last pass "
      "(a tile of a few thousand elements, loaded with int4s by whole warps), and the same "
      "function, recursively, for the tile totals. A single block for any big pass brings it "
      "back to stage 0's speed.",
-     0, CUB_SCAN},
+     0, CUB_SCAN, 0},
     {"single-pass scan (look-back)", "scan_lookback", 10, 10, 1.15, {5, -1}, 0,
      "One pass: each element read once and written once. Check that tiles are numbered by an "
      "atomicAdd on a counter (not blockIdx.x), that a tile publishes its aggregate before it "
      "looks back, and that the look-back reads 32 predecessors at once with a whole warp "
      "rather than one by one with a single thread.",
-     0.60, CUB_SCAN},
+     0.60, CUB_SCAN, 0},
     {"stream compaction (ballot, popc)", "compact_positive", 10, 10, 0.0, {-1, -1}, 0,
      "Count with __ballot_sync(FULL_MASK, x > 0) and __popc(mask & lanes_below) in registers "
      "rather than scanning flags written to memory, chain the tiles' counts with stage 6's "
      "look-back, and read the input with int4 loads: the input should be read once.",
-     0.50, CUB_SELECT},
+     0.50, CUB_SELECT, 0},
 };
 #define N_STAGES ((int)(sizeof shuffle_stages / sizeof shuffle_stages[0]))
 

@@ -37,28 +37,28 @@ static const char *const kind_name[KINDS] = {"pageable", "pinned", "mapped pinne
 
 static const lab_stage streams_stages[] = {
     {"pageable, synchronous copies (given)", "pageable_run", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     NULL},
+     NULL, 0},
     {"pinned memory, one stream", "pinned_run", 10, 10, 0.0, {-1, -1}, 0,
      "Queue the copies in with cudaMemcpyAsync, the kernel and the copy out on one stream made "
      "in setup, and wait for that stream once at the end; the buffers you get are pinned, so "
      "the copies run at the full PCIe rate.",
-     0.50, NULL},
+     0.50, NULL, 0},
     {"chunks over streams", "overlap_run", 10, 10, 1.15, {1, -1}, 0,
      "Cut n into job->chunks pieces and give each piece's copy in, kernel and copy out to one "
      "of a few streams, round-robin, without waiting in between: the copies in of one chunk "
      "then run while another chunk's copy out does. Wait for all streams only at the end.",
-     0, NULL},
+     0, NULL, 0},
     {"zero-copy (mapped memory)", "zero_copy_run", 10, 10, 0.85, {2, -1}, 0,
      "Get the device's view of x, y and out with cudaHostGetDevicePointer in setup and run "
      "the kernel on them directly, with a grid large enough to keep many coalesced accesses "
      "in flight across PCIe.",
-     0, NULL},
+     0, NULL, 0},
     {"heavy kernel, one stream (given)", "heavy_serial_run", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     NULL},
+     NULL, 0},
     {"heavy kernel over streams", "heavy_overlap_run", 10, 10, 1.3, {4, -1}, 0,
      "Run your stage 2 on the heavy job; with a kernel as long as the copies, chunks over "
      "streams should approach the longest lane instead of the sum. Try 8 to 16 chunks.",
-     0, NULL},
+     0, NULL, 0},
 };
 #define N_STAGES ((int)(sizeof streams_stages / sizeof streams_stages[0]))
 static const int stage_kind[N_STAGES] = {PAGEABLE, PINNED, PINNED, MAPPED, PINNED, PINNED};

@@ -31,23 +31,23 @@
 /* stage 0 is the given copy kernel: graded for correctness with 0 points and
  * timed, so the table shows what a simple kernel reaches on this GPU. */
 static const lab_stage transpose_stages[] = {
-    {"copy kernel (given)", "transpose_copy", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, NULL},
-    {"naive, reads coalesced", "transpose_naive_read", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, NULL},
-    {"naive, writes coalesced", "transpose_naive_write", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, NULL},
+    {"copy kernel (given)", "transpose_copy", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, NULL, 0},
+    {"naive, reads coalesced", "transpose_naive_read", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, NULL, 0},
+    {"naive, writes coalesced", "transpose_naive_write", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, NULL, 0},
     {"shared-memory tile", "transpose_tiled", 10, 10, 0.80, {1, 2}, 0,
      "The tile should make both global accesses coalesced: threadIdx.x must walk along a row "
      "when reading the input tile AND when writing the output tile (the transpose happens in "
      "shared memory, tile[threadIdx.x][j]), with one __syncthreads() between the two loops. "
-     "Also check the block is 32 x 8 and each thread moves 4 elements.", 0, NULL},
+     "Also check the block is 32 x 8 and each thread moves 4 elements.", 0, NULL, 0},
     {"padded tile (no bank conflicts)", "transpose_padded", 10, 10, 1.40, {3, -1}, 0,
      "Padding removes the conflict only where a warp reads a column: declare "
      "float tile[32][33] and keep the write loop reading tile[threadIdx.x][j]. ncu's "
-     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.", 0, NULL},
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.", 0, NULL, 0},
     {"4x4 per thread, float4 access", "transpose_vectorized", 10, 10, 1.10, {4, -1}, 0,
      "Check that the float4 path runs at the benchmark size (8192 x 8192 is a multiple of 4, "
      "so it must not fall back to stage 4), that each thread issues all its float4 loads "
      "before it uses any of them, and that the float4 stores to shared memory are "
-     "conflict-free (swizzle the slot index; padding by one float breaks 16-byte alignment).", 0, NULL},
+     "conflict-free (swizzle the slot index; padding by one float breaks 16-byte alignment).", 0, NULL, 0},
 };
 
 /* Small and awkward shapes first, so most bugs show quickly; the benchmark last. */

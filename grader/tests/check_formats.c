@@ -170,8 +170,9 @@ static lab_results rich_res[2];
 static const lab_spec *rich_specs[] = {&lab_transpose, &lab_streams};
 
 /* Two labs and every kind of outcome: passed, too slow, wrong, skipped, a
- * timeout, a message with quotes, markup and a newline, and lab 5's ceiling
- * name, which holds an apostrophe. */
+ * timeout, a stage this GPU cannot grade (NOT AVAILABLE), a message with
+ * quotes, markup and a newline, and lab 5's ceiling name, which holds an
+ * apostrophe. */
 static run_summary rich_run(void)
 {
     fixture_results(&rich_res[0]);
@@ -197,6 +198,10 @@ static run_summary rich_run(void)
             .ceiling_throughput = 56, .base = st->base[0], .speedup = 1.2,
             .min_speedup = st->min_speedup, .min_ceiling = st->min_ceiling};
     }
+    /* Lab 5's stage 4 is given (no points): as a stage gated by capability. */
+    rich_res[1].t[4][TEST_CORRECT].v = V_NOT_AVAILABLE;
+    strcpy(rich_res[1].t[4][TEST_CORRECT].msg,
+           "needs compute capability 8.0 (this GPU, Test GPU, has 7.5): not graded, no points lost");
     memset(&dev, 0, sizeof dev);
     strcpy(dev.name, "Test GPU <H200>");
     return (run_summary){rich_specs, rich_res, 2, &dev, 0xabc, 3.5, NULL};
@@ -306,6 +311,10 @@ START_TEST(junit_read_by_junitparser)
                          "lab1-transpose tests=8 failures=2 errors=1 skipped=1 passed=4") != NULL,
                   "%s", consumer_out);
     ck_assert_msg(strstr(consumer_out, "lab5-streams tests=") != NULL, "%s", consumer_out);
+    /* lab 5: one speed test too slow; its stage 4 NOT AVAILABLE is skipped, not failed */
+    ck_assert_msg(strstr(consumer_out,
+                         "lab5-streams tests=10 failures=1 errors=0 skipped=1 passed=8") != NULL,
+                  "%s", consumer_out);
     done_with_file();
 }
 END_TEST

@@ -101,6 +101,24 @@ START_TEST(timeouts_follow_the_work)
 }
 END_TEST
 
+/* Capability gates: only lab 4's tensor-core stage needs more than the 7.5
+ * every lab supports, and it needs 8.0 (TF32 mma.sync, cp.async). */
+START_TEST(capability_gates)
+{
+    for (int l = 0; l < lab_count; l++)
+        for (int s = 0; s < lab_table[l]->n_stages; s++) {
+            const lab_stage *st = &lab_table[l]->stages[s];
+            int tensor = lab_table[l]->number == 4 && strcmp(st->symbol, "gemm_tensor_core") == 0;
+            ck_assert_msg(st->min_cc == (tensor ? 80 : 0), "lab %d stage %d: min_cc %d",
+                          lab_table[l]->number, s, st->min_cc);
+            ck_assert(lab_stage_available(st, 8, 0));
+            ck_assert(lab_stage_available(st, 9, 0));
+            ck_assert_int_eq(lab_stage_available(st, 7, 5), !tensor);
+            ck_assert_int_eq(lab_stage_available(st, 7, 9), !tensor);
+        }
+}
+END_TEST
+
 START_TEST(transpose_thresholds)
 {
     const lab_spec *l = &lab_transpose;
@@ -121,6 +139,7 @@ Suite *make_labs_suite(void)
     tcase_add_test(tc, transpose_sizes);
     tcase_add_loop_test(tc, stage_tables_are_sound, 0, lab_count);
     tcase_add_test(tc, transpose_thresholds);
+    tcase_add_test(tc, capability_gates);
     tcase_add_loop_test(tc, timeouts_follow_the_work, 0, lab_count);
     suite_add_tcase(s, tc);
     return s;

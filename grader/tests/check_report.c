@@ -278,6 +278,46 @@ START_TEST(timings_table)
 }
 END_TEST
 
+/* A stage this GPU cannot grade: named in the table and under it, never a
+ * failure, no points either way. */
+START_TEST(not_available_is_neither)
+{
+    fill();
+    int got0, max0;
+    report_score(&lab_transpose, &res, &got0, &max0);
+    int failed0 = report_failed_tests(&lab_transpose, &res);
+    /* stage 1 (10 points, correctness only) gated: as main.c leaves it, no points */
+    lab_stage stages[LAB_MAX_STAGES];
+    for (int s = 0; s < lab_transpose.n_stages; s++)
+        stages[s] = lab_transpose.stages[s];
+    stages[1].points_correct = 0;
+    lab_spec gated = lab_transpose;
+    gated.stages = stages;
+    test_record *t = &res.t[1][TEST_CORRECT];
+    t->v = V_NOT_AVAILABLE;
+    strcpy(t->msg, "needs compute capability 8.0 (this GPU, T4, has 7.5): not graded, no points lost");
+    int got, max;
+    report_score(&gated, &res, &got, &max);
+    ck_assert_int_eq(got, got0 - 10); /* stage 1 had passed: its 10 points are out of both */
+    ck_assert_int_eq(max, max0 - 10);
+    ck_assert_int_eq(report_failed_tests(&gated, &res), failed0);
+    FILE *f = open_buf();
+    report_table(f, &gated, &res);
+    report_failures(f, &gated, &res, 1, 0, NULL);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "NOT AVAILABLE") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "stage 1 not available on this GPU: needs compute capability 8.0") !=
+                      NULL,
+                  "%s", buf);
+    ck_assert_msg(strstr(buf, "stage 1 (") == NULL || strstr(buf, "What to fix") == NULL ||
+                      strstr(strstr(buf, "What to fix"), "stage 1 (") == NULL,
+                  "listed as something to fix:\n%s", buf);
+    ck_assert(verdict_neutral(V_NOT_AVAILABLE));
+    ck_assert(!verdict_neutral(V_SKIPPED));
+    ck_assert_str_eq(verdict_name(V_NOT_AVAILABLE), "NOT AVAILABLE");
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -286,6 +326,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, replay_command);
     tcase_add_test(tc, table_rows);
     tcase_add_test(tc, timings_table);
+    tcase_add_test(tc, not_available_is_neither);
     tcase_add_test(tc, failures_carry_replay);
     tcase_add_test(tc, failures_of_a_skeleton_are_short);
     tcase_add_test(tc, failures_with_one_cause_are_listed_once);

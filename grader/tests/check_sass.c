@@ -89,10 +89,10 @@ END_TEST
 START_TEST(report_names_what_is_missing)
 {
     static const lab_stage stages[4] = {
-        {"given", "s0", 0, 0, 0, {-1, -1}, 1, NULL, 0, NULL},
-        {"vectorised", "s1", 10, 10, 1.1, {0, -1}, 0, NULL, 0, NULL},
-        {"shared tile", "s2", 10, 10, 1.1, {1, -1}, 0, NULL, 0, NULL},
-        {"shuffles", "s3", 10, 10, 1.1, {2, -1}, 0, NULL, 0, NULL},
+        {"given", "s0", 0, 0, 0, {-1, -1}, 1, NULL, 0, NULL, 0},
+        {"vectorised", "s1", 10, 10, 1.1, {0, -1}, 0, NULL, 0, NULL, 0},
+        {"shared tile", "s2", 10, 10, 1.1, {1, -1}, 0, NULL, 0, NULL, 0},
+        {"shuffles", "s3", 10, 10, 1.1, {2, -1}, 0, NULL, 0, NULL, 0},
     };
     static const lab_technique techniques[] = {
         {1, "LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"},
