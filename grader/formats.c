@@ -40,7 +40,7 @@ static int each_test(const run_summary *r, void (*fn)(const test_item *, int ind
                 if (!t->graded)
                     continue;
                 test_item it = {spec, s, k, t, "", results_points(spec, s, k, t),
-                                results_max_points(spec, s, k), "pass"};
+                                results_test_max(spec, s, k, t), "pass"};
                 snprintf(it.name, sizeof it.name, "lab%d stage %d (%s): %s", spec->number, s,
                          spec->stages[s].title, k == TEST_CORRECT ? "correctness" : "speed");
                 if (t->v != V_PASS && !verdict_neutral(t->v))

@@ -68,8 +68,8 @@ static void scoreboard(FILE *f, const lab_spec *spec, const lab_results *res)
         else
             fprintf(f, "<td>-</td>");
         int got = results_points(spec, s, TEST_CORRECT, c) + results_points(spec, s, TEST_PERF, p);
-        int max = (c->graded ? results_max_points(spec, s, TEST_CORRECT) : 0) +
-                  (p->graded ? results_max_points(spec, s, TEST_PERF) : 0);
+        int max = (c->graded ? results_test_max(spec, s, TEST_CORRECT, c) : 0) +
+                  (p->graded ? results_test_max(spec, s, TEST_PERF, p) : 0);
         if (max)
             fprintf(f, "<td class=\"num\">%d/%d</td></tr>\n", got, max);
         else

@@ -139,6 +139,7 @@ static void *read_sass(void *arg)
 static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib)
 {
     memset(r, 0, sizeof *r);
+    r->pending.fd = -1;
     char err[256];
     if (!spec->techniques || sass_start(lib, &r->pending, err, sizeof err) != 0)
         return;
@@ -153,6 +154,9 @@ static void sass_end(sass_read *r)
     if (r->started)
         pthread_join(r->thread, NULL);
     r->started = 0;
+    /* Closed only now that no test child runs: each child closes this number,
+     * which must not meanwhile have been given to another file of ours. */
+    sass_close(&r->pending);
 }
 
 static void technique_check(const lab_spec *spec, lab_results *res, sass_read *sass,

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 int proc_spawn(char *const argv[], const char *const env[], int *pid)
 {
     int fd[2];
-    if (pipe(fd) != 0)
+    /* Close-on-exec: a program another thread starts meanwhile must not keep
+     * this pipe open (dup2 clears the flag on the child's stdout and stderr). */
+    if (pipe2(fd, O_CLOEXEC) != 0)
         return -1;
     fflush(NULL);
     pid_t p = fork();
@@ -41,6 +44,13 @@ int proc_spawn(char *const argv[], const char *const env[], int *pid)
 
 int proc_collect(int fd, int pid, char *out, size_t outn)
 {
+    int rc = proc_read(fd, pid, out, outn);
+    close(fd);
+    return rc;
+}
+
+int proc_read(int fd, int pid, char *out, size_t outn)
+{
     size_t used = 0;
     char sink[4096];
     for (;;) {
@@ -55,7 +65,6 @@ int proc_collect(int fd, int pid, char *out, size_t outn)
     }
     if (outn)
         out[used] = '\0';
-    close(fd);
     int st = 0;
     while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
         ;

@@ -15,6 +15,9 @@ int run_command(char *const argv[], const char *const env[], char *out, size_t o
  * closes it and returns the exit status as run_command does. */
 int proc_spawn(char *const argv[], const char *const env[], int *pid);
 int proc_collect(int fd, int pid, char *out, size_t outn);
+/* proc_collect without closing fd: for a descriptor whose number must stay
+ * taken until the caller closes it (test children close that number). */
+int proc_read(int fd, int pid, char *out, size_t outn);
 
 /* How many threads (processes count as one each) the user uid runs now, read
  * from /proc; -1 when /proc cannot be read. */

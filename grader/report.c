@@ -127,8 +127,8 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
         else if (spec->stages[s].points_speed > 0)
             snprintf(needs, sizeof needs, "%.2fx", spec->stages[s].min_speedup);
         int got = results_points(spec, s, TEST_CORRECT, c) + results_points(spec, s, TEST_PERF, p);
-        int max = (c->graded ? results_max_points(spec, s, TEST_CORRECT) : 0) +
-                  (p->graded ? results_max_points(spec, s, TEST_PERF) : 0);
+        int max = (c->graded ? results_test_max(spec, s, TEST_CORRECT, c) : 0) +
+                  (p->graded ? results_test_max(spec, s, TEST_PERF, p) : 0);
         fmt_points(pts, sizeof pts, got, max);
         const char *cv = c->v == V_PASS ? "yes" : verdict_name(c->v);
         if (p->timed && p->v != V_PASS && p->v != V_SLOW) /* timing-time failures show here */
@@ -265,7 +265,7 @@ void report_score(const lab_spec *spec, const lab_results *res, int *got, int *m
             if (!t->graded)
                 continue;
             *got += results_points(spec, s, k, t);
-            *max += results_max_points(spec, s, k);
+            *max += results_test_max(spec, s, k, t);
         }
 }
 
@@ -385,7 +385,7 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
     char esc[2 * VERDICT_MSG];
     fprintf(f, "{\"verdict\": \"%s\", \"message\": \"%s\", \"points\": %d, \"max_points\": %d",
             verdict_name(t->v), report_json_escape(t->msg, esc, sizeof esc),
-            results_points(spec, s, k, t), results_max_points(spec, s, k));
+            results_points(spec, s, k, t), results_test_max(spec, s, k, t));
     if (t->kernels[0])
         fprintf(f, ", \"kernels\": \"%s\"", report_json_escape(t->kernels, esc, sizeof esc));
     if (t->missing_technique[0])

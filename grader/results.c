@@ -60,6 +60,11 @@ int results_max_points(const lab_spec *spec, int stage, int kind)
     return kind == TEST_CORRECT ? s->points_correct : s->points_speed;
 }
 
+int results_test_max(const lab_spec *spec, int stage, int kind, const test_record *t)
+{
+    return verdict_neutral(t->v) ? 0 : results_max_points(spec, stage, kind);
+}
+
 int results_points(const lab_spec *spec, int stage, int kind, const test_record *t)
 {
     return t->graded && t->v == V_PASS ? results_max_points(spec, stage, kind) : 0;

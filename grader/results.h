@@ -77,6 +77,9 @@ void results_merge_names(char *list, size_t n, const char *names);
 /* Points a test earns: its max points when it passed, else 0. */
 int results_points(const lab_spec *spec, int stage, int kind, const test_record *t);
 int results_max_points(const lab_spec *spec, int stage, int kind);
+/* What test t can earn: its stage's points, or none when this GPU could not
+ * grade it (NOT AVAILABLE), whatever table or config is applied later. */
+int results_test_max(const lab_spec *spec, int stage, int kind, const test_record *t);
 
 /* Folds what Check saw (its result type and message) into a record whose child
  * did not finish on its own: a timeout, a signal, an early exit. Pure. */

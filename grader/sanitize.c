@@ -98,9 +98,16 @@ int sanitize_lab(const lab_spec *spec, const char *lib, unsigned stage_mask, uin
             if (!job[t].started)
                 run_tool(&job[t]);
         }
-        for (int t = 0; t < 4; t++) {
+        for (int t = 0; t < 4; t++)
             if (job[t].started)
                 pthread_join(job[t].thread, NULL);
+        /* A run that neither came out clean nor found something may have met the
+         * others (a GPU that admits one process at a time, too little memory for
+         * four): that tool runs again alone, as it always could. */
+        for (int t = 0; t < 4; t++)
+            if (job[t].rc != 0 && job[t].rc != SANITIZER_FOUND && job[t].rc != 77)
+                run_tool(&job[t]);
+        for (int t = 0; t < 4; t++) {
             int rc = job[t].rc;
             const char *out = job[t].out;
             runs++;

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proc.h"
 #include "toolkit.h"
@@ -187,8 +188,7 @@ int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn)
     size_t cap = (size_t)64 << 20; /* a fat binary of every lab stage fits */
     char *text = malloc(cap);
     char sink[1];
-    int rc = proc_collect(p->fd, p->pid, text ? text : sink, text ? cap : 0);
-    p->fd = -1;
+    int rc = proc_read(p->fd, p->pid, text ? text : sink, text ? cap : 0);
     int parsed = text && rc == 0 ? sass_parse(text, code) : -1;
     free(text);
     if (rc != 0 || parsed != 0 || code->n == 0) {
@@ -200,12 +200,21 @@ int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn)
     return 0;
 }
 
+void sass_close(sass_pending *p)
+{
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+}
+
 int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn)
 {
     sass_pending p;
     if (sass_start(lib, &p, err, errn) != 0)
         return -1;
-    return sass_finish(&p, code, err, errn);
+    int rc = sass_finish(&p, code, err, errn);
+    sass_close(&p);
+    return rc;
 }
 
 int sass_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code *code,

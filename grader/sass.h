@@ -42,14 +42,15 @@ void sass_short_name(const char *mangled, char *buf, size_t n);
 int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn);
 /* The same in two halves, so cuobjdump runs while the caller does other work:
  * sass_start starts it (0, or -1 with err); sass_finish reads its output to
- * the end and parses it (0, or -1 with err). p->fd is the output's read end
- * from start to finish. */
+ * the end and parses it (0, or -1 with err). p->fd is the output's read end;
+ * sass_finish leaves it open, the caller closes it (sass_close). */
 typedef struct sass_pending {
     int fd, pid;
     const char *lib;
 } sass_pending;
 int sass_start(const char *lib, sass_pending *p, char *err, size_t errn);
 int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn);
+void sass_close(sass_pending *p);
 
 /* For each stage of spec with a technique whose correctness test passed:
  * the stages whose kernels lack it, as hint lines on f under a heading;

@@ -39,14 +39,21 @@ static struct {
     void *buf[2];
     cudaEvent_t done[2];
     cudaStream_t stream;
-    int ready;
+    int ready, tried; /* set up once per process; a failed set-up is not retried */
 } staging;
 
+/* The staging stream does not follow the grader's stream or the legacy one:
+ * every copy starts once the device is idle (all current callers have
+ * synchronised already; this keeps it so for any later one). */
 static cudaError_t staging_init(void)
 {
-    if (staging.ready)
-        return cudaSuccess;
-    cudaError_t err = cudaStreamCreateWithFlags(&staging.stream, cudaStreamNonBlocking);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess)
+        return err;
+    if (staging.tried) /* plain copies from then on, when the set-up failed */
+        return staging.ready ? cudaSuccess : cudaErrorMemoryAllocation;
+    staging.tried = 1;
+    err = cudaStreamCreateWithFlags(&staging.stream, cudaStreamNonBlocking);
     for (int i = 0; i < 2 && err == cudaSuccess; i++) {
         err = cudaMallocHost(&staging.buf[i], STAGE_BYTES);
         if (err == cudaSuccess)
@@ -100,6 +107,8 @@ cudaError_t lab_to_host(void *h, const void *d, size_t bytes)
                 par_memcpy((char *)h + off, staging.buf[(i - 1) % 2], len);
         }
     }
+    if (err != cudaSuccess) /* no copy may still be landing in the staging buffers */
+        cudaStreamSynchronize(staging.stream);
     return err;
 }
 

@@ -301,6 +301,9 @@ START_TEST(not_available_is_neither)
     ck_assert_int_eq(got, got0 - 10); /* stage 1 had passed: its 10 points are out of both */
     ck_assert_int_eq(max, max0 - 10);
     ck_assert_int_eq(report_failed_tests(&gated, &res), failed0);
+    /* The same with the table's points back (a config applied with --from): still out. */
+    report_score(&lab_transpose, &res, &got, &max);
+    ck_assert_int_eq(max, max0 - 10);
     FILE *f = open_buf();
     report_table(f, &gated, &res);
     report_failures(f, &gated, &res, 1, 0, NULL);
