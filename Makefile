@@ -29,11 +29,18 @@ endif
 
 # One CUDA runtime for grader and lab: the lab library links libcudart.so too.
 NVCCFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall -shared -cudart shared
+# CFLAGS is yours (make CFLAGS=-O0 keeps what the build needs): the C compiler
+# gets ALL_CFLAGS, the flags the build requires and then yours.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include -DCUDA_LABS_CUDA_HOME='"$(CUDA_HOME)"'
+REQUIRED_CFLAGS := -std=c11 -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include -DCUDA_LABS_CUDA_HOME='"$(CUDA_HOME)"'
 # CUPTI's headers (lab 5's overlap check traces with it; optional).
 CUPTI_H := $(firstword $(wildcard $(CUDA_HOME)/include/cupti.h $(CUDA_HOME)/extras/CUPTI/include/cupti.h))
-CFLAGS += $(if $(CUPTI_H),-DHAVE_CUPTI -I$(dir $(CUPTI_H)))
+REQUIRED_CFLAGS += $(if $(CUPTI_H),-DHAVE_CUPTI -I$(dir $(CUPTI_H)))
+# DEVELOPER=1 (.ci/run): stricter warnings, and every warning an error.
+ifeq ($(DEVELOPER),1)
+REQUIRED_CFLAGS += -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+endif
+ALL_CFLAGS = $(REQUIRED_CFLAGS) $(CFLAGS)
 # Recursive (=): evaluated after Check may have been installed by check-deps.
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
@@ -86,7 +93,7 @@ check-deps: check-nvcc
 # ---- the grader --------------------------------------------------------------------
 $(OBJ)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 build/grader.a: $(LIB_OBJS)
 	@rm -f $@
@@ -95,30 +102,27 @@ build/grader.a: $(LIB_OBJS)
 # The launch trace must be visible to lab libraries: export it (grader/launch_trace.c).
 EXPORTS := -Wl,--dynamic-list=grader/exports.map
 grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
-	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
+	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 # ---- the ceilings ------------------------------------------------------------------
 # The grader's reference operations (CUB, ...), one library per lab, loaded by
 # a grading child: the grader's own executable stays free of CUDA code.
-CEILING_LIBS := build/ceilings/lab2.so build/ceilings/lab3.so build/ceilings/lab4.so build/ceilings/lab5.so build/ceilings/lab6.so
+# A lab has a ceiling library when grader/ceilings/<name>.cu exists (labs 2
+# to 6); one rule builds each, linking cuBLAS where the ceiling is a GEMM.
 # Lab 6's ceiling is cuBLAS SGEMM at the layer's GEMM shape on every machine;
 # bench_conv shows cuDNN beside it where cuDNN is installed (not a dependency).
+CEILING_LABS := $(foreach l,$(LABS),$(if $(wildcard grader/ceilings/$(call lab_name,$(l)).cu),$(l)))
+CEILING_LIBS := $(foreach l,$(CEILING_LABS),build/ceilings/lab$(call lab_num,$(l)).so)
+CEILING_LINK_gemm := -lcublas
+CEILING_LINK_conv := -lcublas
 CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
-build/ceilings/lab2.so: grader/ceilings/reduce.cu | check-nvcc
+# $(1) number, $(2) name
+define CEILING_RULE
+build/ceilings/lab$(1).so: grader/ceilings/$(2).cu | check-nvcc
 	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
-build/ceilings/lab3.so: grader/ceilings/shuffle.cu | check-nvcc
-	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
-build/ceilings/lab4.so: grader/ceilings/gemm.cu | check-nvcc
-	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< -lcublas
-build/ceilings/lab5.so: grader/ceilings/streams.cu | check-nvcc
-	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
-build/ceilings/lab6.so: grader/ceilings/conv.cu | check-nvcc
-	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< -lcublas
+	$$(NVCC) $$(NVCCFLAGS) -MMD -MP -MF $$@.d -o $$@ $$< $$(CEILING_LINK_$(2))
+endef
+$(foreach l,$(CEILING_LABS),$(eval $(call CEILING_RULE,$(call lab_num,$(l)),$(call lab_name,$(l)))))
 
 # Every lab's reference library at once (Gradescope's setup builds them once).
 .PHONY: ceilings
@@ -178,7 +182,7 @@ else
 # ---- tests --------------------------------------------------------------------------
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
+	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs; without a GPU it changes
@@ -206,14 +210,14 @@ COV_LIB_OBJS := $(patsubst %.c,$(COV)/%.o,$(COMMON_SRC) $(GRADER_SRC))
 COV_TEST_OBJS := $(patsubst %.c,$(COV)/%.o,$(TEST_SRC))
 $(COV)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE $(CHECK_CFLAGS) -c $< -o $@
 $(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
+coverage: grade $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab

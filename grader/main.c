@@ -824,8 +824,8 @@ static int grade_main(int argc, char **argv)
         if (check_library(specs[i], libs[i], hint) != 0)
             return EXIT_FAILED;
         char why[512];
-        int verdict = policy_check(libs[i], specs[i]->forbidden_calls, why, sizeof why);
-        if (verdict != 0) {
+        int refused = policy_check(libs[i], specs[i]->forbidden_calls, why, sizeof why);
+        if (refused != 0) {
             say(stdout, "grade: %s is REJECTED: %s\nNothing was graded.\n", libs[i], why);
             return EXIT_FAILED;
         }

@@ -111,20 +111,20 @@ int sanitize_lab(const lab_spec *spec, const char *lib, unsigned stage_mask, uin
             int rc = job[t].rc;
             const char *out = job[t].out;
             runs++;
-            const char *verdict = "clean";
+            const char *outcome = "clean";
             if (rc == SANITIZER_FOUND) {
-                verdict = "FOUND";
+                outcome = "FOUND";
                 found[t] = 1;
                 findings++;
                 size_t len = strnlen(out, sizeof reports[t] - 1);
                 memcpy(reports[t], out, len);
                 reports[t][len] = '\0';
             } else if (rc == 77) { /* the grader found no GPU */
-                verdict = "no GPU";
+                outcome = "no GPU";
             } else if (rc != 0) {
-                verdict = strstr(out, "NOT IMPLEMENTED") ? "not written" : "stage fails";
+                outcome = strstr(out, "NOT IMPLEMENTED") ? "not written" : "stage fails";
             }
-            printf("  %s %s", tools[t], verdict);
+            printf("  %s %s", tools[t], outcome);
             fflush(stdout);
         }
         printf("\n");

@@ -193,7 +193,7 @@ END_TEST
 
 /* make stability's table: per stage the runs, the failures, min/median/max,
  * and the worst run's margin over each threshold, '!' under 10%. */
-static void write_run(const char *dir, int k, double speedup, const char *verdict, double pct)
+static void write_run(const char *dir, int k, double speedup, const char *speed_verdict, double pct)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/run-%d.json", dir, k);
@@ -209,7 +209,7 @@ static void write_run(const char *dir, int k, double speedup, const char *verdic
             "1.1, \"min_ceiling\": 0.5, \"correctness\": {\"verdict\": \"PASS\"}, \"speed\": "
             "{\"verdict\": \"PASS\", \"timing\": {\"base\": 4, \"speedup\": 2.0, \"pct_ceiling\": "
             "90}}}]}]}\n",
-            k, verdict, speedup, pct);
+            k, speed_verdict, speedup, pct);
     fclose(f);
 }
 
