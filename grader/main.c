@@ -50,7 +50,7 @@ static char asked_names[128];
 static int asked_max;
 static char autolab_zeros[256] = "{\"scores\": {}}"; /* the labs asked for, at 0 points */
 
-static void say(FILE *f, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void say(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

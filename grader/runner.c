@@ -83,7 +83,8 @@ static void rec_progress(test_record *rec, int size, int phase)
 
 /* Ends the test: records the verdict, then either leaves with the pass code
  * or fails the Check test with the message. Never returns. */
-static void finish(test_record *rec, verdict v, const char *fmt, ...)
+__attribute__((noreturn, format(printf, 3, 4))) static void finish(test_record *rec, verdict v,
+                                                                   const char *fmt, ...)
 {
     char msg[VERDICT_MSG];
     va_list ap;
@@ -469,8 +470,14 @@ static timed_fn *alloc_timed(int nf, int reps)
     for (int i = 0; i < nf; i++) {
         f[i].ms = calloc((size_t)reps, sizeof(double));
         f[i].wall = calloc((size_t)reps, sizeof(double));
-        if (!f[i].ms || !f[i].wall)
+        if (!f[i].ms || !f[i].wall) {
+            for (int k = 0; k <= i; k++) { /* what was allocated so far */
+                free(f[k].ms);
+                free(f[k].wall);
+            }
+            free(f);
             return NULL;
+        }
     }
     return f;
 }
