@@ -39,27 +39,45 @@ void rng_fill_uniform(rng *r, float *x, size_t n, float lo, float hi)
         x[i] = rng_uniform(r, lo, hi);
 }
 
-typedef struct fill_job {
+typedef struct blocks_job {
     uint64_t seed;
-    float *x;
-    float lo, hi;
-} fill_job;
+    void (*fn)(void *ctx, rng *r, size_t b, size_t e);
+    void *ctx;
+} blocks_job;
 
-static int fill_slice(void *ctx, size_t begin, size_t end)
+static int blocks_slice(void *arg, size_t begin, size_t end)
 {
-    const fill_job *j = ctx;
+    const blocks_job *j = arg;
     for (size_t b = begin; b < end; b += RNG_BLOCK) {
         rng r;
         rng_seed(&r, rng_derive(j->seed, b / RNG_BLOCK));
-        rng_fill_uniform(&r, j->x + b, (end - b < RNG_BLOCK ? end - b : RNG_BLOCK), j->lo, j->hi);
+        j->fn(j->ctx, &r, b, end - b < RNG_BLOCK ? end : b + RNG_BLOCK);
     }
     return 0;
 }
 
+void rng_par_blocks(uint64_t seed, size_t n, void (*fn)(void *ctx, rng *r, size_t b, size_t e),
+                    void *ctx)
+{
+    blocks_job j = {seed, fn, ctx};
+    par_for(n, RNG_BLOCK, blocks_slice, &j);
+}
+
+typedef struct fill_job {
+    float *x;
+    float lo, hi;
+} fill_job;
+
+static void fill_block(void *ctx, rng *r, size_t b, size_t e)
+{
+    const fill_job *j = ctx;
+    rng_fill_uniform(r, j->x + b, e - b, j->lo, j->hi);
+}
+
 void rng_fill_uniform_par(uint64_t seed, float *x, size_t n, float lo, float hi)
 {
-    fill_job j = {seed, x, lo, hi};
-    par_for(n, RNG_BLOCK, fill_slice, &j);
+    fill_job j = {x, lo, hi};
+    rng_par_blocks(seed, n, fill_block, &j);
 }
 
 uint64_t rng_below(rng *r, uint64_t bound)

@@ -104,10 +104,10 @@ double reduce_tolerance(size_t n, double sum_abs)
     return (8.0 + 0.5 * log2((double)(n > 1 ? n : 1))) * u * sum_abs;
 }
 
-/* Inputs are made in blocks of INPUT_BLOCK elements, each from its own
- * stream of the seed, on all cores; the sums add the blocks' sums in order,
- * so the result does not depend on the number of threads. */
-#define INPUT_BLOCK ((size_t)1 << 16)
+/* Inputs are made by rng_par_blocks (blocks from streams of their own, on
+ * all cores); the sums add blocks' sums in order, so the result does not
+ * depend on the number of threads. */
+#define INPUT_BLOCK RNG_BLOCK
 
 typedef struct input_job {
     float *x;
@@ -116,25 +116,19 @@ typedef struct input_job {
     double *sums; /* two per block: sum, sum of magnitudes */
 } input_job;
 
-static int make_slice(void *ctx, size_t begin, size_t end)
+static void make_block(void *ctx, rng *r, size_t b, size_t e)
 {
     const input_job *j = ctx;
-    for (size_t b = begin; b < end; b += INPUT_BLOCK) {
-        size_t e = b + INPUT_BLOCK < end ? b + INPUT_BLOCK : end;
-        rng r;
-        rng_seed(&r, rng_derive(j->seed, b / INPUT_BLOCK));
-        if (j->variant == 0) {
-            rng_fill_uniform(&r, j->x + b, e - b, -0.9f, 1.1f);
-        } else {
-            for (size_t i = b; i < e; i++) {
-                /* u in (0, 1]: 53 random bits, never 0 */
-                double u = ((double)(rng_next(&r) >> 11) + 1.0) * ldexp(1.0, -53);
-                double m = 1.0 / sqrt(u);
-                j->x[i] = (float)((rng_next(&r) >> 11) * ldexp(1.0, -53) < 0.45 ? -m : m);
-            }
-        }
+    if (j->variant == 0) {
+        rng_fill_uniform(r, j->x + b, e - b, -0.9f, 1.1f);
+        return;
     }
-    return 0;
+    for (size_t i = b; i < e; i++) {
+        /* u in (0, 1]: 53 random bits, never 0 */
+        double u = ((double)(rng_next(r) >> 11) + 1.0) * ldexp(1.0, -53);
+        double m = 1.0 / sqrt(u);
+        j->x[i] = (float)((rng_next(r) >> 11) * ldexp(1.0, -53) < 0.45 ? -m : m);
+    }
 }
 
 static int sum_slice(void *ctx, size_t begin, size_t end)
@@ -159,7 +153,7 @@ void reduce_make_input(float *x, size_t n, int variant, uint64_t seed, double *s
     size_t blocks = (n + INPUT_BLOCK - 1) / INPUT_BLOCK;
     double one[2], *sums = blocks > 1 ? malloc(2 * blocks * sizeof(double)) : one;
     input_job j = {x, variant, rng_derive(seed, (uint64_t)variant), sums ? sums : one};
-    par_for(n, INPUT_BLOCK, make_slice, &j);
+    rng_par_blocks(j.seed, n, make_block, &j);
     for (;;) {
         double s = 0, a = 0;
         if (sums) {

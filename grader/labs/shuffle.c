@@ -91,39 +91,32 @@ int shuffle_stage_op(int stage)
     return stage >= 0 && stage < N_STAGES ? stage_op[stage] : -1;
 }
 
-/* Made in blocks of SHUFFLE_BLOCK elements, each from its own stream of the
- * seed, on all cores (a run of the second set ends where its block does). */
+/* Made by rng_par_blocks, on all cores (a run of the second set ends where
+ * its block does). */
 typedef struct ints_job {
     int *x;
     int variant;
-    uint64_t seed;
 } ints_job;
 
-static int ints_slice(void *ctx, size_t begin, size_t end)
+static void ints_block(void *ctx, rng *r, size_t b, size_t e)
 {
     const ints_job *j = ctx;
-    for (size_t b = begin; b < end; b += SHUFFLE_BLOCK) {
-        size_t e = b + SHUFFLE_BLOCK < end ? b + SHUFFLE_BLOCK : end;
-        rng r;
-        rng_seed(&r, rng_derive(j->seed, b / SHUFFLE_BLOCK));
-        for (size_t i = b; i < e;) {
-            if (j->variant == 0) {
-                j->x[i++] = (int)rng_below(&r, 10) - 4;
-                continue;
-            }
-            size_t len = 1 + (size_t)rng_below(&r, 4096);
-            int keep = (int)rng_below(&r, 2);
-            for (size_t k = 0; k < len && i < e; k++, i++)
-                j->x[i] = keep ? 1 + (int)rng_below(&r, 5) : -(int)rng_below(&r, 5);
+    for (size_t i = b; i < e;) {
+        if (j->variant == 0) {
+            j->x[i++] = (int)rng_below(r, 10) - 4;
+            continue;
         }
+        size_t len = 1 + (size_t)rng_below(r, 4096);
+        int keep = (int)rng_below(r, 2);
+        for (size_t k = 0; k < len && i < e; k++, i++)
+            j->x[i] = keep ? 1 + (int)rng_below(r, 5) : -(int)rng_below(r, 5);
     }
-    return 0;
 }
 
 void shuffle_make_ints(int *x, size_t n, int variant, uint64_t seed)
 {
-    ints_job j = {x, variant, rng_derive(seed, 100u + (uint64_t)variant)};
-    par_for(n, SHUFFLE_BLOCK, ints_slice, &j);
+    ints_job j = {x, variant};
+    rng_par_blocks(rng_derive(seed, 100u + (uint64_t)variant), n, ints_block, &j);
 }
 
 void shuffle_expected_scan(const int *x, size_t n, size_t segment, int *out)

@@ -314,7 +314,6 @@ START_TEST(junit_read_by_junitparser)
     ck_assert_msg(strstr(consumer_out,
                          "lab1-transpose tests=8 failures=2 errors=1 skipped=1 passed=4") != NULL,
                   "%s", consumer_out);
-    ck_assert_msg(strstr(consumer_out, "lab5-streams tests=") != NULL, "%s", consumer_out);
     /* lab 5: one speed test too slow; its stage 4 NOT AVAILABLE is skipped, not failed */
     ck_assert_msg(strstr(consumer_out,
                          "lab5-streams tests=10 failures=1 errors=0 skipped=1 passed=8") != NULL,
