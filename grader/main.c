@@ -848,6 +848,8 @@ static int grade_main(int argc, char **argv)
             gated[i] &= o.stage_mask;
         n_gated += gated[i] != 0;
     }
+    if (n_gated) /* what a payload written without a grade may count: not those stages */
+        remember_asked(specs, n, &o, 1);
     if (!o.seed_given && rng_os_seed(&o.seed) != 0) {
         say(stderr, "grade: cannot read a random seed from the system: %s\n",
                 strerror(errno));
