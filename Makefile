@@ -57,7 +57,7 @@ AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 # ---- sources ---------------------------------------------------------------------
 COMMON_SRC := common/par.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/verdict.c grader/timings.c \
+              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/verdict.c grader/timings.c grader/patch.c \
               grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
@@ -127,6 +127,13 @@ $(foreach l,$(CEILING_LABS),$(eval $(call CEILING_RULE,$(call lab_num,$(l)),$(ca
 # Every lab's reference library at once (Gradescope's setup builds them once).
 .PHONY: ceilings
 ceilings: $(CEILING_LIBS)
+
+# The grader's own kernels for the timed calls (grader/patch.h): built and
+# loaded like a ceiling, by every lab.
+CEILING_LIBS += build/ceilings/devcheck.so
+build/ceilings/devcheck.so: grader/ceilings/devcheck.cu | check-nvcc
+	@mkdir -p build/ceilings
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
 
 # ---- lab and solution libraries --------------------------------------------------
 # $(1) number, $(2) folder, $(3) name

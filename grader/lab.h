@@ -44,6 +44,7 @@ typedef struct lab_technique {
     const char *text;    /* "128-bit global loads or stores (LDG.E.128, STG.E.128)" */
 } lab_technique;
 
+struct rng;
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
 
 /* What one check of a stage's output found. */
@@ -94,6 +95,12 @@ typedef struct lab_spec {
                  check_outcome *out);
     /* Loads input variant v into the graded buffers and poisons the outputs. */
     int (*prepare)(lab_ctx *ctx, int variant, cudaStream_t s, check_outcome *out);
+    /* Timed calls only, right after prepare: patches a few input words at
+     * random positions from r (grader/patch.h), so that no timed call sees
+     * inputs another call saw. The check that follows (full = 0) then expects
+     * the outputs of the patched inputs and checks that the inputs hold exactly
+     * what was loaded. NULL: the lab's inputs are not patched. */
+    int (*perturb)(lab_ctx *ctx, int variant, struct rng *r, cudaStream_t s, check_outcome *out);
     /* Calls stage function fn (from the library) on the graded buffers; returns its status. */
     int (*call)(lab_ctx *ctx, int stage, void *fn, cudaStream_t s);
     /* Calls the ceiling (the grader's reference operation) of stage `stage`. */

@@ -122,6 +122,7 @@ typedef struct child_env {
     l2_flusher flush;
     devinfo dev;
     rng rng;
+    rng patch_rng; /* the positions and values of the timed calls' patches */
 } child_env;
 
 static char output_dir[256];
@@ -189,6 +190,7 @@ static void child_start(grade_run *run, test_record *rec, child_env *env, int st
     results_close();
     rec_progress(rec, -1, PHASE_LOAD);
     rng_seed(&env->rng, rng_derive(run->seed, 7000u + 100u * (uint64_t)kind + (uint64_t)stage));
+    rng_seed(&env->patch_rng, rng_derive(run->seed, 9000u + 100u * (uint64_t)kind + (uint64_t)stage));
     env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
     if (!env->lib)
         finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
@@ -402,6 +404,9 @@ static int checked_call(grade_run *run, child_env *env, lab_ctx *ctx, int varian
     int variant = (int)rng_below(&env->rng, (uint64_t)variants);
     tm_enter(TM_RELOAD);
     if (spec->prepare(ctx, variant, env->stream, out) != 0)
+        return -1;
+    /* Every timed call, the ceiling's too (the same work before each call). */
+    if (spec->perturb && spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
         return -1;
     tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
     timed_call(run, env, ctx, t->stage, owner, t->fn, cr);

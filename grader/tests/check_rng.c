@@ -1,6 +1,8 @@
 #include <math.h>
+#include <string.h>
 
 #include "../../common/rng.h"
+#include "../patch.h"
 #include "tests.h"
 
 START_TEST(same_seed_same_sequence)
@@ -101,6 +103,70 @@ START_TEST(os_seed_varies)
 }
 END_TEST
 
+
+/* A patch: distinct ascending positions in range, as many as asked (or as
+ * the range holds), found again by patch_find, different from one call to
+ * the next. */
+START_TEST(patch_positions)
+{
+    rng r;
+    rng_seed(&r, 11);
+    patch_set p = {0};
+    patch_pick(&p, 16, 1000, &r);
+    ck_assert_int_eq(p.n, 16);
+    for (int k = 0; k < p.n; k++) {
+        ck_assert_uint_lt(p.idx[k], 1000);
+        if (k)
+            ck_assert_uint_lt(p.idx[k - 1], p.idx[k]);
+        ck_assert_int_eq(patch_find(&p, p.idx[k]), k);
+        p.val[k] = 1000u + (uint32_t)k;
+    }
+    uint32_t h[1000];
+    for (int i = 0; i < 1000; i++)
+        h[i] = (uint32_t)i;
+    int patched = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        uint32_t w = patch_word(&p, h, i);
+        patched += w != h[i];
+        if (patch_find(&p, i) < 0)
+            ck_assert_uint_eq(w, h[i]);
+    }
+    ck_assert_int_eq(patched, 16);
+    uint64_t first[16];
+    memcpy(first, p.idx, sizeof first);
+    patch_pick(&p, 16, 1000, &r);
+    ck_assert(memcmp(first, p.idx, sizeof first) != 0);
+    patch_pick(&p, 16, 3, &r); /* fewer words than asked */
+    ck_assert_int_eq(p.n, 3);
+    ck_assert_uint_eq(p.idx[0], 0);
+    ck_assert_uint_eq(p.idx[2], 2);
+    patch_pick(&p, PATCH_MAX + 10, 1u << 20, &r);
+    ck_assert_int_eq(p.n, PATCH_MAX);
+}
+END_TEST
+
+/* Strided patches keep to their regions: here the interior columns 1..5 of
+ * rows of 8 words starting at word 8 in a buffer of 8 x 10 words. */
+START_TEST(patch_strided_regions)
+{
+    rng r;
+    rng_seed(&r, 12);
+    patch_set p = {0};
+    for (int rep = 0; rep < 50; rep++) {
+        patch_pick_strided(&p, 20, 80, 9, 8, 5, &r);
+        ck_assert_int_eq(p.n, 20);
+        for (int k = 0; k < p.n; k++) {
+            ck_assert_uint_ge(p.idx[k], 9);
+            ck_assert_uint_lt(p.idx[k], 80);
+            ck_assert_uint_ge(p.idx[k] % 8, 1);
+            ck_assert_uint_le(p.idx[k] % 8, 5);
+        }
+    }
+    patch_pick_strided(&p, 4, 80, 80, 8, 5, &r); /* starts past the end */
+    ck_assert_int_eq(p.n, 0);
+}
+END_TEST
+
 Suite *make_rng_suite(void)
 {
     Suite *s = suite_create("rng");
@@ -113,6 +179,8 @@ Suite *make_rng_suite(void)
     tcase_add_test(tc, fill_is_distinct);
     tcase_add_test(tc, below_bound);
     tcase_add_test(tc, os_seed_varies);
+    tcase_add_test(tc, patch_positions);
+    tcase_add_test(tc, patch_strided_regions);
     suite_add_tcase(s, tc);
     return s;
 }
