@@ -366,25 +366,29 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
                    const double *const *base_ms, int n_bases, const double *ceiling_ms,
                    double min_speedup, double min_ceiling, double impossible_over)
 {
-    if (k < RUNNER_MIN_REPS)
+    if (k < RUNNER_FAR_REPS)
         return 0;
+    /* From RUNNER_MIN_REPS pairs on, a margin of RUNNER_SETTLE_MARGIN on the
+     * thresholds (and none beyond their own on the sanity checks) is enough;
+     * from RUNNER_FAR_REPS, every decision must be RUNNER_FAR_MARGIN away. */
+    const int far = k < RUNNER_MIN_REPS;
+    const double margin = far ? RUNNER_FAR_MARGIN : RUNNER_SETTLE_MARGIN;
+    const double sanity = far ? RUNNER_FAR_MARGIN : 0.0;
     for (int b = 0; b < n_bases; b++)
-        if (min_speedup > 0 &&
-            !clearly_one_side(k, base_ms[b], stage_ms, min_speedup, RUNNER_SETTLE_MARGIN))
+        if (min_speedup > 0 && !clearly_one_side(k, base_ms[b], stage_ms, min_speedup, margin))
             return 0;
-    if (min_ceiling > 0 &&
-        !clearly_one_side(k, ceiling_ms, stage_ms, min_ceiling, RUNNER_SETTLE_MARGIN))
+    if (min_ceiling > 0 && !clearly_one_side(k, ceiling_ms, stage_ms, min_ceiling, margin))
         return 0;
     /* The sanity checks hold a margin of their own (IMPOSSIBLE is 10% or more
      * above the ceiling, TIMING ANOMALY 50% and 1 ms above the event time):
      * every pair on one side of them is enough. */
-    if (!clearly_one_side(k, ceiling_ms, stage_ms, impossible_over, 0.0))
+    if (!clearly_one_side(k, ceiling_ms, stage_ms, impossible_over, sanity))
         return 0;
     int below = 1, above = 1; /* TIMING ANOMALY: wall > 1.5 event + 1 ms (timing_sane) */
     for (int i = 0; i < k; i++) {
         double bound = 1.5 * stage_ms[i] + 1.0;
-        below &= wall_ms[i] <= bound;
-        above &= wall_ms[i] > bound;
+        below &= wall_ms[i] * (1.0 + sanity) <= bound;
+        above &= wall_ms[i] > bound * (1.0 + sanity);
     }
     return below || above;
 }

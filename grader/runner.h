@@ -60,7 +60,8 @@ void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, in
  * at the lab's floor_throughput. The longer of the correctness and speed tests. */
 double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick);
 
-/* Timed repetitions stop early, after at least RUNNER_MIN_REPS of them, once
+/* Timed repetitions stop early, after at least RUNNER_MIN_REPS of them (or
+ * RUNNER_FAR_REPS, see below), once
  * every decision the timing feeds is clear by RUNNER_SETTLE_MARGIN in every
  * one of the pairs so far: each base's ratio base/stage on the same side of
  * min_speedup, the ratio ceiling/stage on the same side of min_ceiling (when
@@ -71,6 +72,13 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
  * wholly beyond the margin; a close call takes every repetition. Pure. */
 #define RUNNER_MIN_REPS 10
 #define RUNNER_SETTLE_MARGIN 0.10
+/* Earlier still, after RUNNER_FAR_REPS pairs, when every decision (the
+ * sanity checks' too) is clear by RUNNER_FAR_MARGIN (50%) in every pair: a
+ * stage 281x over a 5x threshold, or at 60% of its ceiling, needs no more.
+ * A verdict could differ only if the median pair lay 1.5x away from every
+ * one of the five measured. */
+#define RUNNER_FAR_REPS 5
+#define RUNNER_FAR_MARGIN 0.50
 int runner_settled(int k, const double *stage_ms, const double *wall_ms,
                    const double *const *base_ms, int n_bases, const double *ceiling_ms,
                    double min_speedup, double min_ceiling, double impossible_over);

@@ -111,6 +111,44 @@ START_TEST(settled_repetitions)
 }
 END_TEST
 
+/* Five pairs are enough only when every decision is 50% away. */
+START_TEST(settled_far_from_every_threshold)
+{
+    enum { K = RUNNER_FAR_REPS };
+    double stage[K], wall[K], base[K], ceil[K];
+    for (int i = 0; i < K; i++) {
+        stage[i] = 1.0 + 0.01 * i;
+        wall[i] = stage[i] + 0.05;
+        base[i] = 280.0 * stage[i]; /* 280x over the base */
+        ceil[i] = 0.66 * stage[i];  /* 66% of the ceiling */
+    }
+    const double *bases[1] = {base};
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 5.0, 0.0, 1.1));
+    ck_assert(!runner_settled(K - 1, stage, wall, bases, 1, ceil, 5.0, 0.0, 1.1));
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 200.0, 0.0, 1.1)); /* 1.4x away */
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 150.0, 0.0, 1.1));  /* 1.87x away */
+    ck_assert(runner_settled(K, stage, wall, bases, 1, ceil, 600.0, 0.0, 1.1));  /* clearly slow */
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 5.0, 0.5, 1.1));   /* 66% vs 50% */
+    for (int i = 0; i < K; i++)
+        ceil[i] = 0.9 * stage[i]; /* 90% of the ceiling: IMPOSSIBLE not 50% away */
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 5.0, 0.0, 1.1));
+    double stage10[2 * K], wall10[2 * K], base10[2 * K], ceil10[2 * K];
+    for (int i = 0; i < 2 * K; i++) {
+        stage10[i] = 1.0;
+        wall10[i] = 1.05;
+        base10[i] = 280.0;
+        ceil10[i] = 0.9;
+    }
+    const double *bases10[1] = {base10}; /* at 10 pairs, 90% of the ceiling is clear */
+    ck_assert(runner_settled(2 * K, stage10, wall10, bases10, 1, ceil10, 5.0, 0.0, 1.1));
+    for (int i = 0; i < K; i++) {
+        ceil[i] = 0.5 * stage[i];
+        wall[i] = 1.5 * stage[i] + 1.0 - 0.1; /* just under the anomaly bound: not far */
+    }
+    ck_assert(!runner_settled(K, stage, wall, bases, 1, ceil, 5.0, 0.0, 1.1));
+}
+END_TEST
+
 Suite *make_stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -121,6 +159,7 @@ Suite *make_stats_suite(void)
     tcase_add_test(tc, median_of_paired_ratios);
     tcase_add_test(tc, phase_clock);
     tcase_add_test(tc, settled_repetitions);
+    tcase_add_test(tc, settled_far_from_every_threshold);
     suite_add_tcase(s, tc);
     return s;
 }
