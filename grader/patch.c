@@ -1,6 +1,7 @@
 /* patch.c: see patch.h. */
 #include "patch.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,22 +11,49 @@
 typedef int (*scatter_fn)(void *, const uint64_t *, const uint32_t *, int, cudaStream_t);
 typedef int (*verify_fn)(const void *, const void *, uint64_t, const uint64_t *, const uint32_t *,
                          int, unsigned long long *, cudaStream_t);
+typedef int (*compare_fn)(const void *, const void *, uint64_t, uint64_t, const uint64_t *,
+                          const uint32_t *, int, const uint64_t *, const uint32_t *, int,
+                          unsigned long long *, cudaStream_t);
 static scatter_fn scatter;
 static verify_fn verify;
+static compare_fn compare;
+
+static int take(void *const *fns)
+{
+    scatter = (scatter_fn)fns[0];
+    verify = (verify_fn)fns[1];
+    compare = (compare_fn)fns[2];
+    return 0;
+}
+
+int patch_load_library(const char *path, char *err, size_t n)
+{
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(err, n, "cannot load %s: %s", path, dlerror());
+        return -1;
+    }
+    static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare"};
+    void *fns[3];
+    for (int i = 0; i < 3; i++)
+        if (!(fns[i] = dlsym(lib, syms[i]))) {
+            snprintf(err, n, "%s has no %s", path, syms[i]);
+            return -1;
+        }
+    return take(fns);
+}
 
 static int load(check_outcome *out)
 {
-    if (scatter && verify)
+    if (scatter && verify && compare)
         return 0;
-    static const char *const syms[] = {"devcheck_scatter", "devcheck_verify"};
-    void *fns[2];
-    if (ceiling_load("devcheck", syms, fns, 2, out->msg, sizeof out->msg) != 0) {
+    static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare"};
+    void *fns[3];
+    if (ceiling_load("devcheck", syms, fns, 3, out->msg, sizeof out->msg) != 0) {
         out->v = V_SETUP_ERROR;
         return -1;
     }
-    scatter = (scatter_fn)fns[0];
-    verify = (verify_fn)fns[1];
-    return 0;
+    return take(fns);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -170,4 +198,141 @@ void patch_free(patch_set *p)
     if (p->h_res)
         cudaFreeHost(p->h_res);
     memset(p, 0, sizeof *p);
+}
+
+/* ---- outputs compared on the GPU ---- */
+
+int expect_override(expect_patch *e, uint64_t i, uint32_t word)
+{
+    for (int k = 0; k < e->no; k++)
+        if (e->opos[k] == i) {
+            e->oval[k] = word;
+            return 0;
+        }
+    if (e->no >= EXPECT_MAX)
+        return -1;
+    e->opos[e->no] = i;
+    e->oval[e->no++] = word;
+    return 0;
+}
+
+int expect_delta(expect_patch *e, uint64_t i, uint32_t delta)
+{
+    for (int k = 0; k < e->nd; k++)
+        if (e->dpos[k] == i) {
+            e->delta[k] += delta;
+            return 0;
+        }
+    if (e->nd >= EXPECT_MAX)
+        return -1;
+    e->dpos[e->nd] = i;
+    e->delta[e->nd++] = delta;
+    return 0;
+}
+
+/* Insertion sort of (pos, word) pairs: at most EXPECT_MAX of them. */
+static void sort_pairs(uint64_t *pos, uint32_t *w, int n)
+{
+    for (int i = 1; i < n; i++) {
+        uint64_t p = pos[i];
+        uint32_t x = w[i];
+        int j = i - 1;
+        for (; j >= 0 && pos[j] > p; j--) {
+            pos[j + 1] = pos[j];
+            w[j + 1] = w[j];
+        }
+        pos[j + 1] = p;
+        w[j + 1] = x;
+    }
+}
+
+void expect_sort(expect_patch *e)
+{
+    sort_pairs(e->opos, e->oval, e->no);
+    sort_pairs(e->dpos, e->delta, e->nd);
+}
+
+uint32_t expect_word(const expect_patch *e, const uint32_t *expect, uint64_t i)
+{
+    uint32_t w = expect[i];
+    for (int k = 0; k < e->no; k++)
+        if (e->opos[k] == i)
+            w = e->oval[k];
+    uint64_t start = e->seg ? i - i % e->seg : 0;
+    for (int k = 0; k < e->nd; k++)
+        if (e->dpos[k] >= start && e->dpos[k] <= i)
+            w += e->delta[k];
+    return w;
+}
+
+long long expect_compare(expect_patch *e, const void *d_out, const void *d_expect, size_t words,
+                         cudaStream_t s, check_outcome *out)
+{
+    if (load(out) != 0)
+        return -2;
+    cudaError_t err = cudaSuccess;
+    if (!e->d_opos) {
+        err = cudaMalloc((void **)&e->d_opos, EXPECT_MAX * sizeof(uint64_t));
+        if (err == cudaSuccess)
+            err = cudaMalloc((void **)&e->d_dpos, EXPECT_MAX * sizeof(uint64_t));
+        if (err == cudaSuccess)
+            err = cudaMalloc((void **)&e->d_oval, EXPECT_MAX * sizeof(uint32_t));
+        if (err == cudaSuccess)
+            err = cudaMalloc((void **)&e->d_dcum, EXPECT_MAX * sizeof(uint32_t));
+        if (err == cudaSuccess)
+            err = cudaMalloc((void **)&e->d_res, 2 * sizeof(unsigned long long));
+        if (err == cudaSuccess)
+            err = cudaMallocHost((void **)&e->h_res, 2 * sizeof(unsigned long long));
+        if (err != cudaSuccess) {
+            fail(out, err, "allocate the buffers that compare outputs");
+            return -2;
+        }
+    }
+    expect_sort(e);
+    uint32_t cum[EXPECT_MAX];
+    uint32_t run = 0;
+    for (int k = 0; k < e->nd; k++)
+        cum[k] = run += e->delta[k];
+    if (e->no > 0)
+        err = cudaMemcpyAsync(e->d_opos, e->opos, (size_t)e->no * sizeof e->opos[0],
+                              cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess && e->no > 0)
+        err = cudaMemcpyAsync(e->d_oval, e->oval, (size_t)e->no * sizeof e->oval[0],
+                              cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess && e->nd > 0)
+        err = cudaMemcpyAsync(e->d_dpos, e->dpos, (size_t)e->nd * sizeof e->dpos[0],
+                              cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess && e->nd > 0)
+        err = cudaMemcpyAsync(e->d_dcum, cum, (size_t)e->nd * sizeof cum[0],
+                              cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess)
+        err = (cudaError_t)compare(d_out, d_expect, words, e->seg, e->d_opos, e->d_oval, e->no,
+                                   e->d_dpos, e->d_dcum, e->nd, e->d_res, s);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(e->h_res, e->d_res, 2 * sizeof(unsigned long long),
+                              cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(s);
+    if (err != cudaSuccess) {
+        fail(out, err, "compare the output on the GPU");
+        return -2;
+    }
+    return e->h_res[0] == 0 ? -1 : (long long)e->h_res[1];
+}
+
+void expect_free(expect_patch *e)
+{
+    if (e->d_opos)
+        cudaFree(e->d_opos);
+    if (e->d_dpos)
+        cudaFree(e->d_dpos);
+    if (e->d_oval)
+        cudaFree(e->d_oval);
+    if (e->d_dcum)
+        cudaFree(e->d_dcum);
+    if (e->d_res)
+        cudaFree(e->d_res);
+    if (e->h_res)
+        cudaFreeHost(e->h_res);
+    memset(e, 0, sizeof *e);
 }

@@ -56,5 +56,51 @@ uint32_t patch_word(const patch_set *p, const uint32_t *h, size_t i);
 /* The patch's word at position i, or -1 when i is not patched (binary search). */
 int patch_find(const patch_set *p, size_t i);
 void patch_free(patch_set *p);
+/* Loads the kernels from path instead of build/ceilings/devcheck.so beside
+ * the grader (for tests). 0, or -1 with err filled. */
+int patch_load_library(const char *path, char *err, size_t n);
+
+/* ---- outputs compared on the GPU ----
+ * What a check expects of an output after a patch, compared on the GPU with
+ * no read-back (a read-back and the lab's own host check follow only when
+ * something differs, to say what). Expected word i is expect[i], unless i is
+ * an override position (then its word), plus, for outputs that accumulate
+ * (scans), the deltas at delta positions in [start of i's segment, i]
+ * (32-bit wrapping integer sums; seg 0: one segment). */
+#define EXPECT_MAX (2 * PATCH_MAX)
+typedef struct expect_patch {
+    uint64_t seg;
+    int no;                   /* overrides, ascending positions */
+    uint64_t opos[EXPECT_MAX];
+    uint32_t oval[EXPECT_MAX];
+    int nd;                   /* deltas, ascending positions */
+    uint64_t dpos[EXPECT_MAX];
+    uint32_t delta[EXPECT_MAX];
+    /* device side, made on first use */
+    uint64_t *d_opos, *d_dpos;
+    uint32_t *d_oval, *d_dcum;
+    unsigned long long *d_res, *h_res;
+} expect_patch;
+
+static inline void expect_clear(expect_patch *e, uint64_t seg)
+{
+    e->seg = seg;
+    e->no = e->nd = 0;
+}
+/* Adds an override or a delta; positions may come in any order (sorted by
+ * expect_compare and expect_word's first use: call expect_sort after the
+ * last add). A second override at a position replaces the first; deltas at
+ * one position add. 0, or -1 when full. No CUDA. */
+int expect_override(expect_patch *e, uint64_t i, uint32_t word);
+int expect_delta(expect_patch *e, uint64_t i, uint32_t delta);
+void expect_sort(expect_patch *e);
+/* Expected word i (host mirror of the GPU rule, for messages and tests). */
+uint32_t expect_word(const expect_patch *e, const uint32_t *expect, uint64_t i);
+/* Compares d_out (words) with d_expect and the patch on the GPU; waits for
+ * s. -1: every word as expected; >= 0: the first that is not; -2 with out
+ * filled when the comparison itself failed (SETUP ERROR). */
+long long expect_compare(expect_patch *e, const void *d_out, const void *d_expect, size_t words,
+                         cudaStream_t s, check_outcome *out);
+void expect_free(expect_patch *e);
 
 #endif

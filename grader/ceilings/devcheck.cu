@@ -101,3 +101,90 @@ extern "C" int devcheck_verify(const void *now, const void *orig, uint64_t n, co
                                                               p, res);
     return (int)cudaGetLastError();
 }
+
+/* ---- outputs: compared on the GPU with what the check expects ----
+ * The expected word i is expect[i], unless i is one of the sorted override
+ * positions opos (then oval), plus, for outputs that accumulate (scans), the
+ * sum of the deltas at the sorted positions dpos that lie in [segment start
+ * of i, i] (dcum: their inclusive prefix sums, in 32-bit wrapping integer
+ * arithmetic). seg == 0: one segment. */
+struct expect_desc {
+    const uint32_t *expect;
+    uint64_t n, seg;
+    const uint64_t *opos;
+    const uint32_t *oval;
+    int no;
+    const uint64_t *dpos;
+    const uint32_t *dcum;
+    int nd;
+};
+
+/* The number of sorted positions pos[0..n) that are <= x. */
+__device__ int count_le(const uint64_t *pos, int n, uint64_t x)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (pos[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+__device__ uint32_t expected_word(const expect_desc &d, uint64_t i)
+{
+    uint32_t w = d.expect[i];
+    if (d.no > 0) {
+        int k = count_le(d.opos, d.no, i);
+        if (k > 0 && d.opos[k - 1] == i)
+            w = d.oval[k - 1];
+    }
+    if (d.nd > 0) {
+        uint64_t start = d.seg ? i - i % d.seg : 0;
+        int hi = count_le(d.dpos, d.nd, i);
+        int lo = start ? count_le(d.dpos, d.nd, start - 1) : 0;
+        if (hi > lo)
+            w += d.dcum[hi - 1] - (lo > 0 ? d.dcum[lo - 1] : 0u);
+    }
+    return w;
+}
+
+__global__ void expect_compare_kernel(const uint32_t *now, expect_desc d, unsigned long long *res)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    unsigned long long bad = 0, first = ~0ull;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += stride)
+        if (now[i] != expected_word(d, i)) {
+            bad++;
+            if (i < first)
+                first = i;
+        }
+    if (bad) {
+        atomicAdd(&res[0], bad);
+        atomicMin(&res[1], first);
+    }
+}
+
+/* Queues the comparison of now (n words) with the expected words described
+ * above on s; res (device, two words) is reset first: mismatches, first. */
+extern "C" int devcheck_compare(const void *now, const void *expect, uint64_t n, uint64_t seg,
+                                const uint64_t *opos, const uint32_t *oval, int no,
+                                const uint64_t *dpos, const uint32_t *dcum, int nd,
+                                unsigned long long *res, cudaStream_t s)
+{
+    cudaError_t err = cudaMemsetAsync(res, 0, sizeof(unsigned long long), s);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(res + 1, 0xff, sizeof(unsigned long long), s);
+    if (err != cudaSuccess)
+        return (int)err;
+    int sms = 0, dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    uint64_t want = (n + 255) / 256;
+    unsigned blocks = (unsigned)(want < (uint64_t)sms * 8 ? want : (uint64_t)sms * 8);
+    expect_desc d = {(const uint32_t *)expect, n, seg, opos, oval, no, dpos, dcum, nd};
+    expect_compare_kernel<<<blocks ? blocks : 1, 256, 0, s>>>((const uint32_t *)now, d, res);
+    return (int)cudaGetLastError();
+}

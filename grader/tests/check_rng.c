@@ -167,6 +167,46 @@ START_TEST(patch_strided_regions)
 }
 END_TEST
 
+/* What a patched output is expected to hold: overrides replace words,
+ * deltas add to every later word of their segment (a scan), in wrapping
+ * 32-bit arithmetic. Checked against the same scan recomputed. */
+START_TEST(expect_rule)
+{
+    enum { N = 64, SEG = 16 };
+    uint32_t in[N], out[N], again[N];
+    rng r;
+    rng_seed(&r, 13);
+    for (int i = 0; i < N; i++)
+        in[i] = (uint32_t)rng_next(&r);
+    for (int i = 0; i < N; i++) /* segmented inclusive scan */
+        out[i] = in[i] + (i % SEG ? out[i - 1] : 0u);
+    expect_patch e;
+    memset(&e, 0, sizeof e);
+    expect_clear(&e, SEG);
+    const int at[] = {40, 3, 17, 16, 63, 3}; /* unsorted, one twice */
+    for (int k = 0; k < 6; k++) {
+        uint32_t d = (uint32_t)rng_next(&r);
+        in[at[k]] += d;
+        ck_assert_int_eq(expect_delta(&e, (uint64_t)at[k], d), 0);
+    }
+    ck_assert_int_eq(e.nd, 5);
+    for (int i = 0; i < N; i++)
+        again[i] = in[i] + (i % SEG ? again[i - 1] : 0u);
+    expect_sort(&e);
+    for (int i = 0; i < N; i++)
+        ck_assert_uint_eq(expect_word(&e, out, (uint64_t)i), again[i]);
+    expect_override(&e, 5, 77u); /* an override, then the deltas of its segment */
+    ck_assert_uint_eq(expect_word(&e, out, 5), 77u + (again[5] - out[5]));
+    expect_clear(&e, 0); /* one segment: a delta reaches the end */
+    expect_delta(&e, 10, 1u);
+    ck_assert_uint_eq(expect_word(&e, out, 9), out[9]);
+    ck_assert_uint_eq(expect_word(&e, out, 63), out[63] + 1u);
+    for (int k = 0; k < EXPECT_MAX; k++)
+        ck_assert_int_eq(expect_override(&e, 1000u + (uint64_t)k, 1u), 0);
+    ck_assert_int_eq(expect_override(&e, 5000u, 1u), -1); /* full */
+}
+END_TEST
+
 Suite *make_rng_suite(void)
 {
     Suite *s = suite_create("rng");
@@ -181,6 +221,7 @@ Suite *make_rng_suite(void)
     tcase_add_test(tc, os_seed_varies);
     tcase_add_test(tc, patch_positions);
     tcase_add_test(tc, patch_strided_regions);
+    tcase_add_test(tc, expect_rule);
     suite_add_tcase(s, tc);
     return s;
 }

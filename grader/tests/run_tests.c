@@ -51,13 +51,14 @@ int main(void)
         printf("GPU tests will run: %s\n", info);
         srunner_add_suite(sr, make_grade_gpu_suite());
         srunner_add_suite(sr, make_batch_gpu_suite());
+        srunner_add_suite(sr, make_devcheck_gpu_suite());
         skipped = grade_gpu_left_out_count() + batch_gpu_left_out_count();
         if (skipped)
             printf("GPU tests of labs not in TEST_LABS=%s: %d skipped\n", getenv("TEST_LABS"),
                    skipped);
     } else {
         skipped = grade_gpu_test_count() + grade_gpu_left_out_count() + batch_gpu_test_count() +
-                  batch_gpu_left_out_count();
+                  batch_gpu_left_out_count() + devcheck_gpu_test_count();
         printf("GPU tests: %d skipped (./grade --gpu-info exited %d: %s)\n", skipped, rc, info);
     }
     skipped += formats_skipped_count();

@@ -1,0 +1,140 @@
+/* check_devcheck.c: the grader's own kernels for timed calls
+ * (grader/ceilings/devcheck.cu through grader/patch.h), on a GPU: a patch
+ * lands where it should, the input check finds any other change and a
+ * changed patched word, and the output comparison finds any word that
+ * differs from the expected scan of patched inputs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../../common/rng.h"
+#include "../patch.h"
+#include "tests.h"
+
+enum { N = 300007, SEG = 1024 };
+
+static void load_kernels(void)
+{
+    char err[512];
+    ck_assert_msg(patch_load_library("build/ceilings/devcheck.so", err, sizeof err) == 0, "%s",
+                  err);
+}
+
+static uint32_t *device_copy(const uint32_t *h, size_t n)
+{
+    void *d = NULL;
+    ck_assert_int_eq(cudaMalloc(&d, n * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(d, h, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    return d;
+}
+
+static void poke(uint32_t *d, size_t i, uint32_t w)
+{
+    ck_assert_int_eq(cudaMemcpy(d + i, &w, 4, cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+START_TEST(patch_and_input_check)
+{
+    load_kernels();
+    uint32_t *h = malloc(N * 4), *back = malloc(N * 4);
+    rng r;
+    rng_seed(&r, 21);
+    for (size_t i = 0; i < N; i++)
+        h[i] = (uint32_t)rng_next(&r);
+    uint32_t *orig = device_copy(h, N), *now = device_copy(h, N);
+    patch_set p;
+    memset(&p, 0, sizeof p);
+    check_outcome out = {0};
+    patch_pick(&p, 32, N, &r);
+    for (int k = 0; k < p.n; k++)
+        p.val[k] = ~h[p.idx[k]];
+    ck_assert_int_eq(patch_apply(&p, now, 0, &out), 0);
+    ck_assert_int_eq(cudaMemcpy(back, now, N * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < N; i++)
+        ck_assert_uint_eq(back[i], patch_word(&p, h, i));
+    ck_assert_int_eq(patch_unchanged(&p, now, orig, N, 0, &out), -1);
+    size_t other = p.idx[3] + 1 == p.idx[4] ? p.idx[3] + 2 : p.idx[3] + 1;
+    poke(now, other, h[other] + 1); /* an unpatched word changed */
+    ck_assert_int_eq(patch_unchanged(&p, now, orig, N, 0, &out), (long long)other);
+    poke(now, other, h[other]);
+    poke(now, p.idx[7], h[p.idx[7]]); /* a patched word put back */
+    ck_assert_int_eq(patch_unchanged(&p, now, orig, N, 0, &out), (long long)p.idx[7]);
+    poke(now, p.idx[7], p.val[7]);
+    poke(now, N - 1, h[N - 1] ^ 1u); /* the last word */
+    long long got = patch_unchanged(&p, now, orig, N, 0, &out);
+    ck_assert(got == (long long)(N - 1) || patch_find(&p, N - 1) >= 0);
+    patch_free(&p);
+    cudaFree(orig);
+    cudaFree(now);
+    free(h);
+    free(back);
+}
+END_TEST
+
+START_TEST(outputs_compared_on_gpu)
+{
+    load_kernels();
+    uint32_t *in = malloc(N * 4), *scan = malloc(N * 4), *want = malloc(N * 4);
+    rng r;
+    rng_seed(&r, 22);
+    for (size_t i = 0; i < N; i++)
+        in[i] = (uint32_t)rng_below(&r, 1000);
+    for (size_t i = 0; i < N; i++)
+        scan[i] = in[i] + (i % SEG ? scan[i - 1] : 0u);
+    expect_patch e;
+    memset(&e, 0, sizeof e);
+    expect_clear(&e, SEG);
+    for (int k = 0; k < 40; k++) {
+        size_t i = (size_t)rng_below(&r, N);
+        uint32_t d = (uint32_t)rng_next(&r);
+        in[i] += d;
+        expect_delta(&e, i, d);
+    }
+    for (size_t i = 0; i < N; i++)
+        want[i] = in[i] + (i % SEG ? want[i - 1] : 0u);
+    expect_override(&e, 12345, 99u); /* and one word set outright */
+    want[12345] = 99u + (want[12345] - scan[12345]);
+    uint32_t *d_expect = device_copy(scan, N), *d_out = device_copy(want, N);
+    check_outcome out = {0};
+    ck_assert_int_eq(expect_compare(&e, d_out, d_expect, N, 0, &out), -1);
+    poke(d_out, 200000, want[200000] + 1);
+    poke(d_out, 250000, want[250000] - 1);
+    ck_assert_int_eq(expect_compare(&e, d_out, d_expect, N, 0, &out), 200000);
+    poke(d_out, 200000, want[200000]);
+    poke(d_out, 250000, want[250000]);
+    expect_patch none; /* the stale output: every delta's segment differs */
+    memset(&none, 0, sizeof none);
+    expect_clear(&none, SEG);
+    ck_assert_int_ge(expect_compare(&none, d_out, d_expect, N, 0, &out), 0);
+    expect_clear(&e, 0); /* one segment: a delta reaches the end */
+    expect_delta(&e, 0, 5u);
+    for (size_t i = 0; i < N; i++)
+        want[i] = scan[i] + 5u;
+    ck_assert_int_eq(cudaMemcpy(d_out, want, N * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(expect_compare(&e, d_out, d_expect, N, 0, &out), -1);
+    expect_free(&e);
+    expect_free(&none);
+    cudaFree(d_expect);
+    cudaFree(d_out);
+    free(in);
+    free(scan);
+    free(want);
+}
+END_TEST
+
+int devcheck_gpu_test_count(void)
+{
+    return 2;
+}
+
+Suite *make_devcheck_gpu_suite(void)
+{
+    Suite *s = suite_create("devcheck-gpu");
+    TCase *tc = tcase_create("devcheck");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, patch_and_input_check);
+    tcase_add_test(tc, outputs_compared_on_gpu);
+    suite_add_tcase(s, tc);
+    return s;
+}
