@@ -14,15 +14,27 @@ typedef int (*verify_fn)(const void *, const void *, uint64_t, const uint64_t *,
 typedef int (*compare_fn)(const void *, const void *, uint64_t, uint64_t, const uint64_t *,
                           const uint32_t *, int, const uint64_t *, const uint32_t *, int,
                           unsigned long long *, cudaStream_t);
+typedef int (*transpose_fn)(const void *, const void *, uint64_t, uint64_t, int,
+                            unsigned long long *, cudaStream_t);
+typedef int (*scan_fn)(const void *, const void *, uint64_t, uint64_t, unsigned long long *,
+                       cudaStream_t);
+static transpose_fn transpose_check;
+static scan_fn scan_check;
 static scatter_fn scatter;
 static verify_fn verify;
 static compare_fn compare;
+
+static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare",
+                                   "devcheck_transpose", "devcheck_scan"};
+#define N_SYMS ((int)(sizeof syms / sizeof syms[0]))
 
 static int take(void *const *fns)
 {
     scatter = (scatter_fn)fns[0];
     verify = (verify_fn)fns[1];
     compare = (compare_fn)fns[2];
+    transpose_check = (transpose_fn)fns[3];
+    scan_check = (scan_fn)fns[4];
     return 0;
 }
 
@@ -33,9 +45,8 @@ int patch_load_library(const char *path, char *err, size_t n)
         snprintf(err, n, "cannot load %s: %s", path, dlerror());
         return -1;
     }
-    static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare"};
-    void *fns[3];
-    for (int i = 0; i < 3; i++)
+    void *fns[N_SYMS];
+    for (int i = 0; i < N_SYMS; i++)
         if (!(fns[i] = dlsym(lib, syms[i]))) {
             snprintf(err, n, "%s has no %s", path, syms[i]);
             return -1;
@@ -45,11 +56,10 @@ int patch_load_library(const char *path, char *err, size_t n)
 
 static int load(check_outcome *out)
 {
-    if (scatter && verify && compare)
+    if (scatter && verify && compare && transpose_check && scan_check)
         return 0;
-    static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare"};
-    void *fns[3];
-    if (ceiling_load("devcheck", syms, fns, 3, out->msg, sizeof out->msg) != 0) {
+    void *fns[N_SYMS];
+    if (ceiling_load("devcheck", syms, fns, N_SYMS, out->msg, sizeof out->msg) != 0) {
         out->v = V_SETUP_ERROR;
         return -1;
     }
@@ -335,4 +345,53 @@ void expect_free(expect_patch *e)
     if (e->h_res)
         cudaFreeHost(e->h_res);
     memset(e, 0, sizeof *e);
+}
+
+/* ---- outputs checked against the input on the GPU ---- */
+
+static unsigned long long *check_res_d, *check_res_h;
+
+static long long run_check(int err, cudaStream_t s, check_outcome *out)
+{
+    cudaError_t e = (cudaError_t)err;
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(check_res_h, check_res_d, 2 * sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+        fail(out, e, "check the output on the GPU");
+        return -2;
+    }
+    return check_res_h[0] == 0 ? -1 : (long long)check_res_h[1];
+}
+
+static int check_ready(check_outcome *out)
+{
+    if (load(out) != 0)
+        return -1;
+    if (check_res_d)
+        return 0;
+    cudaError_t err = cudaMalloc((void **)&check_res_d, 2 * sizeof(unsigned long long));
+    if (err == cudaSuccess)
+        err = cudaMallocHost((void **)&check_res_h, 2 * sizeof(unsigned long long));
+    if (err != cudaSuccess)
+        return fail(out, err, "allocate the buffers that check outputs");
+    return 0;
+}
+
+long long devcheck_transpose_on_gpu(const void *d_out, const void *d_in, size_t rows, size_t cols,
+                                    int copy, cudaStream_t s, check_outcome *out)
+{
+    if (check_ready(out) != 0)
+        return -2;
+    return run_check(transpose_check(d_out, d_in, rows, cols, copy, check_res_d, s), s, out);
+}
+
+long long devcheck_scan_on_gpu(const void *d_out, const void *d_in, size_t n, size_t seg,
+                               cudaStream_t s, check_outcome *out)
+{
+    if (check_ready(out) != 0)
+        return -2;
+    return run_check(scan_check(d_out, d_in, n, seg, check_res_d, s), s, out);
 }

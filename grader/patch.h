@@ -103,4 +103,16 @@ long long expect_compare(expect_patch *e, const void *d_out, const void *d_expec
                          cudaStream_t s, check_outcome *out);
 void expect_free(expect_patch *e);
 
+/* Outputs checked against the (verified) device input itself, on the GPU;
+ * each waits for s. -1: all as it should be; >= 0: the first output word
+ * that is not; -2 with out filled when the check itself failed.
+ * d_out (cols x rows) is the transpose of d_in (rows x cols), bit for bit;
+ * copy: d_out is d_in. */
+long long devcheck_transpose_on_gpu(const void *d_out, const void *d_in, size_t rows, size_t cols,
+                                    int copy, cudaStream_t s, check_outcome *out);
+/* d_out is the inclusive scan of d_in (32-bit wrapping), restarting every
+ * seg elements (0: one scan). */
+long long devcheck_scan_on_gpu(const void *d_out, const void *d_in, size_t n, size_t seg,
+                               cudaStream_t s, check_outcome *out);
+
 #endif

@@ -188,3 +188,92 @@ extern "C" int devcheck_compare(const void *now, const void *expect, uint64_t n,
     expect_compare_kernel<<<blocks ? blocks : 1, 256, 0, s>>>((const uint32_t *)now, d, res);
     return (int)cudaGetLastError();
 }
+
+/* ---- outputs checked against the inputs on the GPU ----
+ * Once the input is known to hold what was loaded (devcheck_verify), these
+ * check an output against that input directly: no expected copy at all. */
+
+static unsigned grid_for(uint64_t n)
+{
+    int sms = 0, dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    uint64_t want = (n + 255) / 256;
+    unsigned blocks = (unsigned)(want < (uint64_t)sms * 8 ? want : (uint64_t)sms * 8);
+    return blocks ? blocks : 1;
+}
+
+static int reset(unsigned long long *res, cudaStream_t s)
+{
+    cudaError_t err = cudaMemsetAsync(res, 0, sizeof(unsigned long long), s);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(res + 1, 0xff, sizeof(unsigned long long), s);
+    return (int)err;
+}
+
+__device__ void note_bad(unsigned long long bad, unsigned long long first, unsigned long long *res)
+{
+    if (bad) {
+        atomicAdd(&res[0], bad);
+        atomicMin(&res[1], first);
+    }
+}
+
+/* out (cols x rows) is the transpose of in (rows x cols), word for word;
+ * copy != 0: out is in. */
+__global__ void transpose_check_kernel(const uint32_t *out, const uint32_t *in, uint64_t rows,
+                                       uint64_t cols, int copy, unsigned long long *res)
+{
+    uint64_t n = rows * cols, stride = (uint64_t)gridDim.x * blockDim.x;
+    unsigned long long bad = 0, first = ~0ull;
+    for (uint64_t o = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; o < n; o += stride) {
+        uint64_t src = copy ? o : (o % rows) * cols + o / rows; /* out[c][r] = in[r][c] */
+        if (out[o] != in[src]) {
+            bad++;
+            if (o < first)
+                first = o;
+        }
+    }
+    note_bad(bad, first, res);
+}
+
+extern "C" int devcheck_transpose(const void *out, const void *in, uint64_t rows, uint64_t cols,
+                                  int copy, unsigned long long *res, cudaStream_t s)
+{
+    int err = reset(res, s);
+    if (err)
+        return err;
+    transpose_check_kernel<<<grid_for(rows * cols), 256, 0, s>>>(
+        (const uint32_t *)out, (const uint32_t *)in, rows, cols, copy, res);
+    return (int)cudaGetLastError();
+}
+
+/* out is the inclusive scan of in (32-bit wrapping integers), restarting
+ * every seg elements (0: never): out[i] - out[i-1] == in[i]. */
+__global__ void scan_check_kernel(const uint32_t *out, const uint32_t *in, uint64_t n, uint64_t seg,
+                                  unsigned long long *res)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    unsigned long long bad = 0, first = ~0ull;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        bool starts = i == 0 || (seg && i % seg == 0);
+        uint32_t before = starts ? 0u : out[i - 1];
+        if (out[i] - before != in[i]) {
+            bad++;
+            if (i < first)
+                first = i;
+        }
+    }
+    note_bad(bad, first, res);
+}
+
+extern "C" int devcheck_scan(const void *out, const void *in, uint64_t n, uint64_t seg,
+                             unsigned long long *res, cudaStream_t s)
+{
+    int err = reset(res, s);
+    if (err)
+        return err;
+    scan_check_kernel<<<grid_for(n), 256, 0, s>>>((const uint32_t *)out, (const uint32_t *)in, n,
+                                                  seg, res);
+    return (int)cudaGetLastError();
+}

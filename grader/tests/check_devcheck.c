@@ -123,9 +123,51 @@ START_TEST(outputs_compared_on_gpu)
 }
 END_TEST
 
+/* Outputs checked against their input on the GPU: a transpose (and a
+ * copy) bit for bit, a scan (segmented or not) by its differences. */
+START_TEST(outputs_checked_against_inputs)
+{
+    load_kernels();
+    enum { R = 333, C = 517 };
+    size_t n = (size_t)R * C;
+    uint32_t *in = malloc(n * 4), *t = malloc(n * 4), *scan = malloc(n * 4);
+    rng r;
+    rng_seed(&r, 23);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (uint32_t)rng_next(&r);
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < C; j++)
+            t[j * R + i] = in[i * C + j];
+    uint32_t *d_in = device_copy(in, n), *d_t = device_copy(t, n);
+    check_outcome out = {0};
+    ck_assert_int_eq(devcheck_transpose_on_gpu(d_t, d_in, R, C, 0, 0, &out), -1);
+    ck_assert_int_eq(devcheck_transpose_on_gpu(d_in, d_in, R, C, 1, 0, &out), -1);
+    ck_assert_int_ge(devcheck_transpose_on_gpu(d_in, d_in, R, C, 0, 0, &out), 0); /* not a transpose */
+    poke(d_t, 4321, t[4321] ^ 0x80000000u); /* a sign flipped */
+    ck_assert_int_eq(devcheck_transpose_on_gpu(d_t, d_in, R, C, 0, 0, &out), 4321);
+    for (size_t seg = 0; seg <= 1024; seg += 1024) {
+        for (size_t i = 0; i < n; i++)
+            scan[i] = in[i] + ((seg ? i % seg : i) ? scan[i - 1] : 0u);
+        uint32_t *d_scan = device_copy(scan, n);
+        ck_assert_int_eq(devcheck_scan_on_gpu(d_scan, d_in, n, seg, 0, &out), -1);
+        poke(d_scan, n - 1, scan[n - 1] + 1);
+        ck_assert_int_eq(devcheck_scan_on_gpu(d_scan, d_in, n, seg, 0, &out), (long long)(n - 1));
+        poke(d_scan, n - 1, scan[n - 1]);
+        poke(d_scan, 2048, scan[2048] + 1); /* breaks two differences: the first is reported */
+        ck_assert_int_eq(devcheck_scan_on_gpu(d_scan, d_in, n, seg, 0, &out), 2048);
+        cudaFree(d_scan);
+    }
+    cudaFree(d_in);
+    cudaFree(d_t);
+    free(in);
+    free(t);
+    free(scan);
+}
+END_TEST
+
 int devcheck_gpu_test_count(void)
 {
-    return 2;
+    return 3;
 }
 
 Suite *make_devcheck_gpu_suite(void)
@@ -135,6 +177,7 @@ Suite *make_devcheck_gpu_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, patch_and_input_check);
     tcase_add_test(tc, outputs_compared_on_gpu);
+    tcase_add_test(tc, outputs_checked_against_inputs);
     suite_add_tcase(s, tc);
     return s;
 }
