@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../common/compare.h"
 #include "../../common/par.h"
@@ -136,6 +137,73 @@ long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, v
         return -2;
     }
     return compare_first_diff_word(original, scratch, bytes);
+}
+
+long long lab_input_word_changed(patch_set *p, const gbuf *b, const void *d_orig,
+                                 const void *h_orig, size_t words, void *scratch, cudaStream_t s,
+                                 uint32_t *was, uint32_t *now, check_outcome *out)
+{
+    if (!p) {
+        long long w = lab_input_changed(b, h_orig, words * 4, scratch, out);
+        if (w >= 0) {
+            *was = ((const uint32_t *)h_orig)[w];
+            *now = ((const uint32_t *)scratch)[w];
+        }
+        return w;
+    }
+    long long w = patch_unchanged(p, b->d, d_orig, words, s, out);
+    if (w < 0)
+        return w;
+    *was = patch_word(p, (const uint32_t *)h_orig, (size_t)w);
+    cudaError_t err = cudaMemcpy(now, (const uint32_t *)b->d + w, sizeof *now,
+                                 cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        lab_fail_cuda(out, err, "read the changed input word back");
+        return -2;
+    }
+    return w;
+}
+
+int lab_input_as_loaded(patch_set *p, const gbuf *b, const void *d_orig, const void *h_orig,
+                        size_t words, void *scratch, cudaStream_t s, int cols, int ints,
+                        const char *advice, check_outcome *out)
+{
+    uint32_t was = 0, now = 0;
+    long long w = lab_input_word_changed(p, b, d_orig, h_orig, words, scratch, s, &was, &now, out);
+    if (w == -2)
+        return -1;
+    if (w < 0)
+        return 0;
+    char at[64], vals[96];
+    if (cols > 0)
+        snprintf(at, sizeof at, "in[%lld][%lld]", w / cols, w % cols);
+    else
+        snprintf(at, sizeof at, "d_in[%lld]", w);
+    if (ints)
+        snprintf(vals, sizeof vals, "was %d, now %d", (int)was, (int)now);
+    else
+        snprintf(vals, sizeof vals, "was %.7g, now %.7g", lab_as_float(was), lab_as_float(now));
+    out->v = V_INPUT_MODIFIED;
+    snprintf(out->msg, sizeof out->msg, "the input d_in was changed%s, first at %s (%s): %s",
+             p ? " during a timed call" : "", at, vals, advice);
+    return -1;
+}
+
+void lab_note_patched(check_outcome *out, int k)
+{
+    char note[200];
+    int len = snprintf(note, sizeof note,
+                       "in a timed call, whose input had %d elements changed just before it (a "
+                       "result kept from an earlier call is wrong there): ",
+                       k);
+    if (len < 0 || (size_t)len >= sizeof note)
+        return;
+    size_t m = strlen(out->msg), room = sizeof out->msg - 1 - (size_t)len;
+    if (m > room)
+        m = room;
+    memmove(out->msg + len, out->msg, m);
+    memcpy(out->msg, note, (size_t)len);
+    out->msg[(size_t)len + m] = '\0';
 }
 
 int lab_inputs_unchanged(int n, const gbuf *const *bufs, const void *const *hosts,

@@ -9,6 +9,7 @@
 
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../patch.h"
 
 /* Fills out with a SETUP ERROR "out of host memory<for_what>"; returns -1. */
 int lab_no_memory(check_outcome *out, const char *for_what);
@@ -40,6 +41,41 @@ long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, v
 int lab_inputs_unchanged(int n, const gbuf *const *bufs, const void *const *hosts,
                          const size_t *bytes, const char *const *names, const char *advice,
                          check_outcome *out);
+
+/* Is input buffer b (words 32-bit words) still what the grader loaded? With
+ * p NULL (a full check) it is read back into scratch and compared with
+ * h_orig; in a timed call it is compared on the GPU (patch_unchanged, on
+ * stream s) with d_orig, the device copy it was loaded from, allowing exactly
+ * patch p. -1 when unchanged; else the first word that changed, with the
+ * word it should hold in *was and the word it holds in *now (in a timed call
+ * only that word is read back); -2 with out filled when the check itself
+ * failed. The caller words INPUT MODIFIED. */
+long long lab_input_word_changed(patch_set *p, const gbuf *b, const void *d_orig,
+                                 const void *h_orig, size_t words, void *scratch, cudaStream_t s,
+                                 uint32_t *was, uint32_t *now, check_outcome *out);
+
+/* lab_input_word_changed, worded: 0 when the input d_in is as loaded; else
+ * -1 with INPUT MODIFIED, "the input d_in was changed[ during a timed call],
+ * first at <where> (was <x>, now <y>): <advice>", where is in[r][c] for a
+ * matrix of `cols` columns (d_in[i] when cols is 0) and the words are shown
+ * as ints when ints, else floats. */
+int lab_input_as_loaded(patch_set *p, const gbuf *b, const void *d_orig, const void *h_orig,
+                        size_t words, void *scratch, cudaStream_t s, int cols, int ints,
+                        const char *advice, check_outcome *out);
+
+/* The float whose bits are w (an input word in a message). */
+static inline float lab_as_float(uint32_t w)
+{
+    union {
+        uint32_t u;
+        float f;
+    } x = {w};
+    return x.f;
+}
+
+/* Puts "in a timed call, after k input elements were changed: " before the
+ * message of a patched call's wrong result (kept from an earlier call?). */
+void lab_note_patched(check_outcome *out, int k);
 
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);

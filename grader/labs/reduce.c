@@ -41,6 +41,7 @@
 #include "../ceiling.h"
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../patch.h"
 #include "lab_util.h"
 #include "../timings.h"
 #include "../policy.h"
@@ -229,6 +230,53 @@ int reduce_judge(double expect, double sum_abs, size_t n, float got, char *msg, 
     return V_WRONG;
 }
 
+void reduce_seen_add(reduce_seen *s, double sum)
+{
+    s->sum[s->next] = sum;
+    s->next = (s->next + 1) % REDUCE_SEEN;
+    if (s->n < REDUCE_SEEN)
+        s->n++;
+}
+
+static double unit_draw(rng *r) /* uniform in [0, 1) */
+{
+    return (double)(rng_next(r) >> 11) * ldexp(1.0, -53);
+}
+
+void reduce_patch_values(const float *x, size_t n, const uint64_t *idx, int k, reduce_seen *seen,
+                         rng *r, uint32_t *val, double *sum, double *sum_abs)
+{
+    if (k <= 0)
+        return;
+    const double s0 = *sum, a0 = *sum_abs;
+    /* Each word moves by m * [0.5, 1.5), m from 2^-12 sum|x| / k up to 64
+     * times that: the sum moves by 2^-13 sum|x| or more, about 90 tolerances
+     * at 2^28 (more at smaller n), never by more than half of itself. */
+    const double base = ldexp(a0, -12) / k, cap = fabs(s0) / (3.0 * k);
+    for (int t = 0;; t++) {
+        double dir = rng_below(r, 2) ? 1.0 : -1.0, m = base * exp2(6.0 * unit_draw(r)), d = 0,
+               da = 0;
+        if (m > cap)
+            m = cap;
+        for (int j = 0; j < k; j++) {
+            float old = x[idx[j]], now = (float)((double)old + dir * m * (0.5 + unit_draw(r)));
+            d += (double)now - (double)old;
+            da += fabs((double)now) - fabs((double)old);
+            memcpy(&val[j], &now, sizeof now);
+        }
+        double ns = s0 + d, tol = reduce_tolerance(n, a0 + da);
+        int ok = fabs(d) > 32.0 * tol;
+        for (int i = 0; i < seen->n && ok; i++)
+            ok = fabs(ns - seen->sum[i]) > 8.0 * tol;
+        if (ok || t == 63) { /* 63: tiny n only, where the cap leaves little room */
+            *sum = ns;
+            *sum_abs = a0 + da;
+            break;
+        }
+    }
+    reduce_seen_add(seen, *sum);
+}
+
 /* Host inputs of one size and their exact sums: made once in the parent by
  * pregenerate (children share them through fork), or by setup on demand. */
 typedef struct host_data {
@@ -250,6 +298,11 @@ struct lab_ctx {
     void *d_temp;              /* CUB's temporary storage */
     size_t temp_bytes;
     int (*cub_sum)(const float *, size_t, float *, void *, size_t, cudaStream_t);
+    /* Timed calls: the patch of the input and the sum it leads to. */
+    patch_set patch;
+    cudaStream_t patch_stream;
+    double patched_sum, patched_abs;
+    reduce_seen seen; /* every sum expected so far at this size */
 };
 
 static void size_text(int size, char *buf, size_t n)
@@ -317,6 +370,7 @@ static void teardown(lab_ctx *c)
         free(c->h_got);
     if (c->d_temp)
         cudaFree(c->d_temp);
+    patch_free(&c->patch);
     free(c);
 }
 
@@ -339,6 +393,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
             return lab_no_memory(out, " for the inputs");
         c->h = &c->own;
     }
+    for (int v = 0; v < VARIANTS; v++) /* what the correctness calls return */
+        reduce_seen_add(&c->seen, c->h->sum[v]);
 
     static const char *const syms[] = {"ceiling_reduce_temp_bytes", "ceiling_reduce_sum"};
     void *fns[2];
@@ -383,7 +439,21 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
         err = gbuf_poison(&c->work, s);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "load the input");
+    patch_clear(&c->patch); /* the reload undid it */
     return 0;
+}
+
+/* Timed calls: 16 words move the sum by far more than the tolerance, in a
+ * direction and by an amount no earlier call saw (reduce_patch_values). */
+static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
+{
+    patch_pick(&c->patch, 16, c->n, r);
+    c->patched_sum = c->h->sum[variant];
+    c->patched_abs = c->h->sum_abs[variant];
+    reduce_patch_values(c->h->in[variant], c->n, c->patch.idx, c->patch.n, &c->seen, r,
+                        c->patch.val, &c->patched_sum, &c->patched_abs);
+    c->patch_stream = s;
+    return patch_apply(&c->patch, c->in.d, s, out);
 }
 
 static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
@@ -403,30 +473,25 @@ static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
     (void)stage;
-    size_t bytes = c->n * sizeof(float);
     if (lab_guard_check(&c->out, "the output d_out", 1, out) ||
         lab_guard_check(&c->work, "the workspace d_work", reduce_work_floats(c->n), out) ||
         lab_guard_check(&c->in, "the input d_in", c->n, out))
         return -1;
     cudaError_t err;
-    if (full) {
-        long long w = lab_input_changed(&c->in, c->h->in[variant], bytes, c->h_got, out);
-        if (w == -2)
-            return -1;
-        if (w >= 0) {
-            out->v = V_INPUT_MODIFIED;
-            snprintf(out->msg, sizeof out->msg,
-                     "the input d_in was changed, first at d_in[%lld] (was %.7g, now %.7g): a "
-                     "stage may only read its input; partial sums go to d_work",
-                     w, c->h->in[variant][w], c->h_got[w]);
-            return -1;
-        }
-    }
+    /* The input as loaded: read back in full, or in a timed call compared on
+     * the GPU with its patch allowed for. */
+    if (lab_input_as_loaded(full ? NULL : &c->patch, &c->in, c->d_variant[variant],
+                            c->h->in[variant], c->n, c->h_got, c->patch_stream, 0, 0,
+                            "a stage may only read its input; partial sums go to d_work",
+                            out) != 0)
+        return -1;
     float got;
     err = cudaMemcpy(&got, c->out.d, sizeof got, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read the output back");
-    int v = reduce_judge(c->h->sum[variant], c->h->sum_abs[variant], c->n, got, out->msg,
+    int patched = !full && c->patch.n > 0;
+    int v = reduce_judge(patched ? c->patched_sum : c->h->sum[variant],
+                         patched ? c->patched_abs : c->h->sum_abs[variant], c->n, got, out->msg,
                          sizeof out->msg);
     if (v == V_PASS)
         return 0;
@@ -435,6 +500,8 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         size_t len = strlen(out->msg);
         snprintf(out->msg + len, sizeof out->msg - len, " (the heavy-tailed input set)");
     }
+    if (patched)
+        lab_note_patched(out, c->patch.n);
     return -1;
 }
 
@@ -471,6 +538,7 @@ const lab_spec lab_reduce = {
     .pregenerate = pregenerate,
     .setup = setup,
     .prepare = prepare,
+    .perturb = perturb,
     .call = call,
     .call_ceiling = call_ceiling,
     .check = check,

@@ -30,6 +30,7 @@
 #include "../ceiling.h"
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../patch.h"
 #include "../policy.h"
 #include "lab_util.h"
 #include "../timings.h"
@@ -143,24 +144,61 @@ typedef struct scan_job {
     const int *x, *got;
     size_t segment;
     size_t *offsets;
+    const uint64_t *pidx; /* a patch: x[pidx[j]] reads as pval[j] */
+    const uint32_t *pval;
+    int np;
 } scan_job;
 
+/* The first patched word at or after i. */
+static int patch_from(const scan_job *j, size_t i)
+{
+    int lo = 0, hi = j->np;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (j->pidx[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static inline int scan_word_bad(const scan_job *j, size_t i, int xi)
+{
+    int starts = i == 0 || (j->segment && i % j->segment == 0);
+    uint32_t before = starts ? 0u : (uint32_t)j->got[i - 1];
+    return (uint32_t)j->got[i] - before != (uint32_t)xi;
+}
+
+/* Runs between patched words go at full speed; the few patched words alone. */
 static int scan_slice_bad(void *ctx, size_t begin, size_t end)
 {
     const scan_job *j = ctx;
-    for (size_t i = begin; i < end; i++) {
-        int starts = i == 0 || (j->segment && i % j->segment == 0);
-        uint32_t before = starts ? 0u : (uint32_t)j->got[i - 1];
-        if ((uint32_t)j->got[i] - before != (uint32_t)j->x[i])
-            return 1;
+    int p = patch_from(j, begin);
+    for (size_t i = begin; i < end;) {
+        size_t stop = p < j->np && j->pidx[p] < end ? (size_t)j->pidx[p] : end;
+        for (; i < stop; i++)
+            if (scan_word_bad(j, i, j->x[i]))
+                return 1;
+        if (stop < end) {
+            if (scan_word_bad(j, stop, (int)j->pval[p++]))
+                return 1;
+            i = stop + 1;
+        }
     }
     return 0;
 }
 
+int shuffle_scan_ok_patched(const int *x, const int *got, size_t n, size_t segment,
+                            const uint64_t *idx, const uint32_t *val, int k)
+{
+    scan_job j = {x, got, segment, NULL, idx, val, k};
+    return !par_for(n, SHUFFLE_BLOCK, scan_slice_bad, &j);
+}
+
 int shuffle_scan_ok(const int *x, const int *got, size_t n, size_t segment)
 {
-    scan_job j = {x, got, segment, NULL};
-    return !par_for(n, SHUFFLE_BLOCK, scan_slice_bad, &j);
+    return shuffle_scan_ok_patched(x, got, n, segment, NULL, NULL, 0);
 }
 
 static int count_slice(void *ctx, size_t begin, size_t end)
@@ -178,7 +216,7 @@ static int count_slice(void *ctx, size_t begin, size_t end)
 size_t shuffle_compact_plan(const int *x, size_t n, size_t *offsets)
 {
     size_t blocks = (n + SHUFFLE_BLOCK - 1) / SHUFFLE_BLOCK;
-    scan_job j = {x, NULL, 0, offsets};
+    scan_job j = {x, NULL, 0, offsets, NULL, NULL, 0};
     offsets[0] = 0;
     par_for(n, SHUFFLE_BLOCK, count_slice, &j);
     for (size_t b = 1; b <= blocks; b++)
@@ -190,16 +228,70 @@ static int compact_slice_bad(void *ctx, size_t begin, size_t end)
 {
     const scan_job *j = ctx;
     size_t k = j->offsets[begin / SHUFFLE_BLOCK];
-    for (size_t i = begin; i < end; i++)
-        if (j->x[i] > 0 && j->got[k++] != j->x[i])
-            return 1;
+    int p = patch_from(j, begin);
+    for (size_t i = begin; i < end;) {
+        size_t stop = p < j->np && j->pidx[p] < end ? (size_t)j->pidx[p] : end;
+        for (; i < stop; i++)
+            if (j->x[i] > 0 && j->got[k++] != j->x[i])
+                return 1;
+        if (stop < end) {
+            int xi = (int)j->pval[p++];
+            if (xi > 0 && j->got[k++] != xi)
+                return 1;
+            i = stop + 1;
+        }
+    }
     return 0;
+}
+
+int shuffle_compact_ok_patched(const int *x, size_t n, const size_t *offsets, const int *got,
+                               const uint64_t *idx, const uint32_t *val, int k)
+{
+    scan_job j = {x, got, 0, (size_t *)offsets, idx, val, k};
+    return !par_for(n, SHUFFLE_BLOCK, compact_slice_bad, &j);
 }
 
 int shuffle_compact_ok(const int *x, size_t n, const size_t *offsets, const int *got)
 {
-    scan_job j = {x, got, 0, (size_t *)offsets};
-    return !par_for(n, SHUFFLE_BLOCK, compact_slice_bad, &j);
+    return shuffle_compact_ok_patched(x, n, offsets, got, NULL, NULL, 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void shuffle_patch_ints(const int *x, size_t n, int op, uint64_t *idx, int *k, rng *r,
+                        uint32_t *val)
+{
+    int m = 0;
+    if (op == SHUFFLE_COMPACT) { /* onto kept elements, still ascending and distinct */
+        for (int j = 0; j < *k; j++) {
+            size_t i = (size_t)idx[j], steps = 0;
+            while (x[i] <= 0 && steps++ < SHUFFLE_BLOCK)
+                i = i + 1 < n ? i + 1 : 0;
+            if (x[i] > 0)
+                idx[m++] = i;
+        }
+        qsort(idx, (size_t)m, sizeof idx[0], cmp_u64);
+        int d = 0;
+        for (int j = 0; j < m; j++)
+            if (d == 0 || idx[j] != idx[d - 1])
+                idx[d++] = idx[j];
+        m = d;
+    } else {
+        m = *k;
+    }
+    for (int j = 0; j < m; j++) {
+        int old = x[idx[j]], now;
+        if (op == SHUFFLE_COMPACT) /* 1..5, another one */
+            now = 1 + (old - 1 + 1 + (int)rng_below(r, 4)) % 5;
+        else /* -4..5, another one */
+            now = -4 + (old + 4 + 1 + (int)rng_below(r, 9)) % 10;
+        val[j] = (uint32_t)now;
+    }
+    *k = m;
 }
 
 static size_t segment_of(int op)
@@ -377,6 +469,11 @@ struct lab_ctx {
     int (*cub_sum)(const float *, size_t, float *, void *, size_t, cudaStream_t);
     int (*cub_scan)(const int *, size_t, int *, void *, size_t, cudaStream_t);
     int (*cub_select)(const int *, size_t, int *, int *, void *, size_t, cudaStream_t);
+    /* Timed calls: the patch of the input, and for a sum the sum it leads to. */
+    patch_set patch;
+    cudaStream_t patch_stream;
+    double patched_sum, patched_abs;
+    reduce_seen seen; /* sums: every sum expected so far at this size */
 };
 
 static void size_text(int size, char *buf, size_t n)
@@ -418,6 +515,7 @@ static void teardown(lab_ctx *c)
         free(c->h_got);
     if (c->d_temp)
         cudaFree(c->d_temp);
+    patch_free(&c->patch);
     free(c);
 }
 
@@ -440,6 +538,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
             return lab_no_memory(out, " for the inputs");
         c->h = &c->own;
     }
+    for (int v = 0; v < VARIANTS; v++) /* what the correctness calls return */
+        reduce_seen_add(&c->seen, c->h->sum[v]);
     /* Scans are checked against their inputs alone (shuffle_scan_ok); a
      * compaction needs to know where each block's kept elements go. */
     int prev = tm_enter(TM_REFERENCE);
@@ -505,7 +605,28 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
         err = gbuf_poison(&c->work, s);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "load the input");
+    patch_clear(&c->patch); /* the reload undid it */
     return 0;
+}
+
+/* Timed calls: 16 words get new values. A sum moves by far more than its
+ * tolerance, away from every sum expected before (reduce_patch_values); a
+ * scan's patched elements change every later prefix of their segment; a
+ * compaction's patched elements are kept ones, so they show in the output. */
+static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
+{
+    patch_pick(&c->patch, 16, c->n, r);
+    if (c->op == SHUFFLE_SUM) {
+        c->patched_sum = c->h->sum[variant];
+        c->patched_abs = c->h->sum_abs[variant];
+        reduce_patch_values(c->h->f[variant], c->n, c->patch.idx, c->patch.n, &c->seen, r,
+                            c->patch.val, &c->patched_sum, &c->patched_abs);
+    } else {
+        shuffle_patch_ints(c->h->x[variant], c->n, c->op, c->patch.idx, &c->patch.n, r,
+                           c->patch.val);
+    }
+    c->patch_stream = s;
+    return patch_apply(&c->patch, c->in.d, s, out);
 }
 
 /* Calls stage `stage` (the graded one, or a base it is timed against, which
@@ -548,23 +669,35 @@ static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
 }
 
 /* A scan or compaction that failed its fast check: the expected output, made
- * now, names what is wrong. */
-static int judge_slowly(lab_ctx *c, int variant, int count, check_outcome *out)
+ * now (from the patched input when `patched`), names what is wrong. */
+static int judge_slowly(lab_ctx *c, int variant, int patched, int count, check_outcome *out)
 {
-    int *expect = malloc(c->n > 0 ? c->n * sizeof(int) : sizeof(int));
-    if (!expect)
+    size_t bytes = c->n > 0 ? c->n * sizeof(int) : sizeof(int);
+    int *expect = malloc(bytes), *x = patched ? malloc(bytes) : NULL;
+    if (!expect || (patched && !x)) {
+        free(expect);
+        free(x);
         return lab_no_memory(out, " for the expected output");
+    }
+    const int *in = c->h->x[variant];
+    if (patched) {
+        memcpy(x, in, c->n * sizeof(int));
+        for (int j = 0; j < c->patch.n; j++)
+            x[c->patch.idx[j]] = (int)c->patch.val[j];
+        in = x;
+    }
     int v;
     if (c->op == SHUFFLE_COMPACT) {
-        size_t k = shuffle_expected_compact(c->h->x[variant], c->n, expect);
+        size_t k = shuffle_expected_compact(in, c->n, expect);
         v = shuffle_judge_compact(expect, k, (const int *)c->h_got, count, out->msg,
                                   sizeof out->msg);
     } else {
-        shuffle_expected_scan(c->h->x[variant], c->n, segment_of(c->op), expect);
-        v = shuffle_judge_scan(c->h->x[variant], expect, (const int *)c->h_got, c->n, c->op,
-                               out->msg, sizeof out->msg);
+        shuffle_expected_scan(in, c->n, segment_of(c->op), expect);
+        v = shuffle_judge_scan(in, expect, (const int *)c->h_got, c->n, c->op, out->msg,
+                               sizeof out->msg);
     }
     free(expect);
+    free(x);
     return v;
 }
 
@@ -581,26 +714,26 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     const void *h_in = c->op == SHUFFLE_SUM ? (const void *)c->h->f[variant]
                                             : (const void *)c->h->x[variant];
     cudaError_t err;
-    if (full) {
-        long long w = lab_input_changed(&c->in, h_in, bytes, c->h_got, out);
-        if (w == -2)
-            return -1;
-        if (w >= 0) {
-            out->v = V_INPUT_MODIFIED;
-            snprintf(out->msg, sizeof out->msg,
-                     "the input d_in was changed, first at d_in[%lld]: a stage may only read its "
-                     "input; flags and partial results go to d_work",
-                     w);
-            return -1;
-        }
-    }
+    /* The input as loaded: read back in full, or in a timed call compared on
+     * the GPU with its patch allowed for. */
+    if (lab_input_as_loaded(full ? NULL : &c->patch, &c->in, c->d_variant[variant], h_in, c->n,
+                            c->h_got, c->patch_stream, 0, c->op != SHUFFLE_SUM,
+                            "a stage may only read its input; flags and partial results go to "
+                            "d_work",
+                            out) != 0)
+        return -1;
+    const int patched = !full && c->patch.n > 0;
+    const uint64_t *pidx = patched ? c->patch.idx : NULL;
+    const uint32_t *pval = patched ? c->patch.val : NULL;
+    const int np = patched ? c->patch.n : 0;
     int v;
     if (c->op == SHUFFLE_SUM) {
         float got;
         err = cudaMemcpy(&got, c->out.d, sizeof got, cudaMemcpyDeviceToHost);
         if (err != cudaSuccess)
             return lab_fail_cuda(out, err, "read the output back");
-        v = reduce_judge(c->h->sum[variant], c->h->sum_abs[variant], c->n, got, out->msg,
+        v = reduce_judge(patched ? c->patched_sum : c->h->sum[variant],
+                         patched ? c->patched_abs : c->h->sum_abs[variant], c->n, got, out->msg,
                          sizeof out->msg);
     } else if (c->op == SHUFFLE_COMPACT) {
         int count;
@@ -610,16 +743,18 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         if (err != cudaSuccess)
             return lab_fail_cuda(out, err, "read the output back");
         if (count >= 0 && (size_t)count == c->kept[variant] &&
-            shuffle_compact_ok(c->h->x[variant], c->n, c->plan[variant], (const int *)c->h_got))
+            shuffle_compact_ok_patched(c->h->x[variant], c->n, c->plan[variant],
+                                       (const int *)c->h_got, pidx, pval, np))
             return 0;
-        v = judge_slowly(c, variant, count, out);
+        v = judge_slowly(c, variant, patched, count, out);
     } else {
         err = lab_to_host(c->h_got, c->out.d, bytes);
         if (err != cudaSuccess)
             return lab_fail_cuda(out, err, "read the output back");
-        if (shuffle_scan_ok(c->h->x[variant], (const int *)c->h_got, c->n, segment_of(c->op)))
+        if (shuffle_scan_ok_patched(c->h->x[variant], (const int *)c->h_got, c->n,
+                                    segment_of(c->op), pidx, pval, np))
             return 0;
-        v = judge_slowly(c, variant, 0, out);
+        v = judge_slowly(c, variant, patched, 0, out);
     }
     if (v < 0) /* no memory for the expected output: out says so */
         return -1;
@@ -630,6 +765,8 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     snprintf(out->msg + len, sizeof out->msg - len, " (input set %d: %s)", variant + 1,
              c->op == SHUFFLE_SUM ? (variant ? "heavy-tailed" : "uniform")
                                   : (variant ? "runs of kept and dropped" : "uniform"));
+    if (patched)
+        lab_note_patched(out, np);
     return -1;
 }
 
@@ -669,6 +806,7 @@ const lab_spec lab_shuffle = {
     .pregenerate = pregenerate,
     .setup = setup,
     .prepare = prepare,
+    .perturb = perturb,
     .call = call,
     .call_ceiling = call_ceiling,
     .check = check,

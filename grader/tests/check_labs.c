@@ -1,4 +1,9 @@
+#include <stdlib.h>
 #include <string.h>
+
+#include "../../common/rng.h"
+#include "../labs/transpose_lab.h"
+#include "../patch.h"
 
 #include "../lab.h"
 #include "../runner.h"
@@ -131,6 +136,67 @@ START_TEST(transpose_thresholds)
 }
 END_TEST
 
+/* Replays (lab 1): every timed call's input is patched. The check accepts
+ * the transpose (or copy) of the patched input, rejects that of the
+ * unpatched input and of the call before, and leaves the output as it was. */
+START_TEST(transpose_replays_are_caught)
+{
+    static const int shapes[][2] = {{33, 65}, {1000, 1003}, {4097, 31}};
+    for (int is_copy = 0; is_copy < 2; is_copy++)
+        for (size_t z = 0; z < sizeof shapes / sizeof shapes[0]; z++) {
+            int rows = shapes[z][0], cols = shapes[z][1];
+            size_t n = (size_t)rows * cols;
+            float *in = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
+            float *expect = malloc(n * sizeof(float)), *now = malloc(n * sizeof(float));
+            float *before = malloc(n * sizeof(float));
+            ck_assert(in && y && expect && now && before);
+            rng r;
+            rng_seed(&r, 5 + z);
+            rng_fill_uniform(&r, in, n, -1.0f, 1.0f);
+            for (size_t i = 0; i < n; i++)
+                expect[transpose_out_index(i, rows, cols, is_copy)] = in[i];
+            memcpy(before, expect, n * sizeof(float));
+            patch_set p = {0};
+            for (int call = 0; call < 8; call++) {
+                patch_pick(&p, 16, n, &r);
+                transpose_patch_values(in, p.idx, p.n, &r, p.val);
+                memcpy(y, in, n * sizeof(float));
+                for (int k = 0; k < p.n; k++) {
+                    memcpy(&y[p.idx[k]], &p.val[k], sizeof(float));
+                    ck_assert(y[p.idx[k]] != in[p.idx[k]] && y[p.idx[k]] != 0.0f);
+                    ck_assert(y[p.idx[k]] >= -1.0f && y[p.idx[k]] < 1.0f);
+                }
+                for (size_t i = 0; i < n; i++)
+                    now[transpose_out_index(i, rows, cols, is_copy)] = y[i];
+                ck_assert(transpose_patched_ok(expect, now, rows, cols, is_copy, p.idx, p.val, p.n));
+                ck_assert(!transpose_patched_ok(expect, before, rows, cols, is_copy, p.idx, p.val,
+                                                p.n));
+                ck_assert(!transpose_patched_ok(expect, expect, rows, cols, is_copy, p.idx, p.val,
+                                                p.n));
+                /* a wrong word away from the patch is seen too, and got is left as it was */
+                size_t o = transpose_out_index(n / 3, rows, cols, is_copy);
+                if (patch_find(&p, n / 3) < 0) {
+                    now[o] = 2.0f;
+                    ck_assert(!transpose_patched_ok(expect, now, rows, cols, is_copy, p.idx, p.val,
+                                                    p.n));
+                    ck_assert(now[o] == 2.0f);
+                    now[o] = y[n / 3];
+                }
+                size_t moved = 0;
+                for (size_t i = 0; i < n; i++)
+                    moved += now[transpose_out_index(i, rows, cols, is_copy)] != y[i];
+                ck_assert_uint_eq(moved, 0);
+                memcpy(before, now, n * sizeof(float));
+            }
+            free(in);
+            free(y);
+            free(expect);
+            free(now);
+            free(before);
+        }
+}
+END_TEST
+
 Suite *make_labs_suite(void)
 {
     Suite *s = suite_create("labs");
@@ -140,6 +206,7 @@ Suite *make_labs_suite(void)
     tcase_add_loop_test(tc, stage_tables_are_sound, 0, lab_count);
     tcase_add_test(tc, transpose_thresholds);
     tcase_add_test(tc, capability_gates);
+    tcase_add_test(tc, transpose_replays_are_caught);
     tcase_add_loop_test(tc, timeouts_follow_the_work, 0, lab_count);
     suite_add_tcase(s, tc);
     return s;

@@ -9,6 +9,7 @@
 #include "../../common/compare.h"
 #include "../lab.h"
 #include "../labs/reduce_lab.h"
+#include "../patch.h"
 #include "tests.h"
 
 extern const lab_spec lab_reduce;
@@ -143,6 +144,91 @@ START_TEST(tolerance_and_inputs)
 }
 END_TEST
 
+/* Replays: every timed call's input is patched. The judge accepts the
+ * patched input's sum in the orders a GPU adds, and rejects what a stage that
+ * keeps results would return: the unpatched sum, or any earlier call's. */
+START_TEST(replays_are_caught)
+{
+    static const size_t sizes[] = {(size_t)1 << 20, 1000003};
+    size_t n = sizes[_i];
+    float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
+    ck_assert(x && y);
+    char msg[VERDICT_MSG];
+    enum { CALLS = 24 };
+    for (int v = 0; v < 2; v++) {
+        double sum0, abs0;
+        reduce_make_input(x, n, v, 5 + (uint64_t)v, &sum0, &abs0);
+        reduce_seen seen = {0};
+        reduce_seen_add(&seen, sum0);
+        float earlier[CALLS + 1];
+        earlier[0] = pairwise(x, n); /* what the correctness call returned */
+        rng r;
+        rng_seed(&r, 99 + (uint64_t)v);
+        patch_set p = {0};
+        for (int call = 1; call <= CALLS; call++) {
+            patch_pick(&p, 16, n, &r);
+            double sum = sum0, sum_abs = abs0;
+            reduce_patch_values(x, n, p.idx, p.n, &seen, &r, p.val, &sum, &sum_abs);
+            ck_assert_int_eq(seen.n, call + 1);
+            memcpy(y, x, n * sizeof(float));
+            for (int k = 0; k < p.n; k++) {
+                memcpy(&y[p.idx[k]], &p.val[k], sizeof(float));
+                ck_assert(isfinite(y[p.idx[k]]) && y[p.idx[k]] != x[p.idx[k]]);
+            }
+            double exact = 0, mags = 0;
+            for (size_t i = 0; i < n; i++) {
+                exact += y[i];
+                mags += fabs(y[i]);
+            }
+            ck_assert(fabs(exact - sum) < 1e-9 * mags);
+            ck_assert(fabs(mags - sum_abs) < 1e-9 * mags);
+            ck_assert(fabs(sum - sum0) > 32 * reduce_tolerance(n, sum_abs));
+            float now[] = {pairwise(y, n), grid_stride(y, n, 33792), atomic_blocks(y, n)};
+            for (int k = 0; k < 3; k++)
+                ck_assert_msg(reduce_judge(sum, sum_abs, n, now[k], msg, sizeof msg) == V_PASS,
+                              "set %d call %d order %d: %s", v, call, k, msg);
+            for (int e = 0; e < call; e++) /* every earlier result, replayed */
+                ck_assert_msg(reduce_judge(sum, sum_abs, n, earlier[e], msg, sizeof msg) ==
+                                  V_WRONG,
+                              "set %d call %d: the result of call %d passes", v, call, e);
+            earlier[call] = now[0];
+        }
+    }
+    free(x);
+    free(y);
+}
+END_TEST
+
+/* At the benchmark size (2^28: only the patched words and the sums matter
+ * here) the sum moves by far more than the tolerance, at most half of itself,
+ * and away from every sum seen before, call after call. */
+START_TEST(replay_margin_at_benchmark_size)
+{
+    size_t n = (size_t)1 << 28;
+    float x[4096];
+    rng r;
+    rng_seed(&r, 3);
+    for (int v = 0; v < 2; v++) {
+        double sum0 = v ? 0.2 * (double)n : 0.1 * (double)n, abs0 = v ? 2.0 * n : 0.505 * n;
+        for (int i = 0; i < 4096; i++)
+            x[i] = v ? (float)(1.0 / sqrt(rng_uniform(&r, 1e-6f, 1.0f))) : rng_uniform(&r, -0.9f, 1.1f);
+        reduce_seen seen = {0};
+        reduce_seen_add(&seen, sum0);
+        patch_set p = {0};
+        for (int call = 0; call < 500; call++) {
+            patch_pick(&p, 16, 4096, &r);
+            double sum = sum0, sum_abs = abs0;
+            reduce_patch_values(x, n, p.idx, p.n, &seen, &r, p.val, &sum, &sum_abs);
+            double tol = reduce_tolerance(n, sum_abs);
+            ck_assert(fabs(sum - sum0) > 64 * tol);
+            ck_assert(fabs(sum - sum0) < 0.5 * fabs(sum0));
+            for (int e = 0; e + 1 < seen.n; e++)
+                ck_assert(fabs(sum - seen.sum[e]) > 8 * tol);
+        }
+    }
+}
+END_TEST
+
 START_TEST(reduce_sizes)
 {
     const char *want[] = {"n = 1",     "n = 2",          "n = 31",      "n = 32",
@@ -170,6 +256,8 @@ Suite *make_reduce_suite(void)
     tcase_add_loop_test(tc, wrong_sums_fail, 0, n);
     tcase_add_test(tc, tolerance_and_inputs);
     tcase_add_test(tc, reduce_sizes);
+    tcase_add_loop_test(tc, replays_are_caught, 0, 2);
+    tcase_add_test(tc, replay_margin_at_benchmark_size);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,6 +4,7 @@
 
 #include "../lab.h"
 #include "../labs/shuffle_lab.h"
+#include "../patch.h"
 #include "tests.h"
 
 extern const lab_spec lab_shuffle;
@@ -160,6 +161,71 @@ START_TEST(compact_judgements)
 }
 END_TEST
 
+/* Replays: every timed call's input is patched. The fast checks accept the
+ * output of the patched input, and reject the output of the unpatched one
+ * and of the call before (what a stage that keeps its results returns). The
+ * patch keeps inputs in range, and a compaction's kept elements kept. */
+START_TEST(replays_are_caught)
+{
+    static const int ops[] = {SHUFFLE_SCAN32, SHUFFLE_SCAN1K, SHUFFLE_SCAN, SHUFFLE_COMPACT};
+    int op = ops[_i];
+    size_t n = 3 * SHUFFLE_BLOCK + 77, seg = op == SHUFFLE_SCAN32 ? 32 : op == SHUFFLE_SCAN1K ? 1024 : 0;
+    int *x = malloc(n * sizeof(int)), *y = malloc(n * sizeof(int));
+    int *now = malloc(n * sizeof(int)), *before = malloc(n * sizeof(int));
+    size_t *plan = malloc((n / SHUFFLE_BLOCK + 2) * sizeof(size_t));
+    ck_assert(x && y && now && before && plan);
+    rng r;
+    rng_seed(&r, 11 + (uint64_t)op);
+    patch_set p = {0};
+    for (int v = 0; v < 2; v++) {
+        shuffle_make_ints(x, n, v, 77);
+        size_t kept = shuffle_compact_plan(x, n, plan);
+        if (op == SHUFFLE_COMPACT)
+            shuffle_expected_compact(x, n, before);
+        else
+            shuffle_expected_scan(x, n, seg, before);
+        for (int call = 0; call < 12; call++) {
+            patch_pick(&p, 16, n, &r);
+            shuffle_patch_ints(x, n, op, p.idx, &p.n, &r, p.val);
+            ck_assert_int_ge(p.n, op == SHUFFLE_COMPACT ? 8 : 16);
+            memcpy(y, x, n * sizeof(int));
+            for (int k = 0; k < p.n; k++) {
+                int w = (int)p.val[k], old = x[p.idx[k]];
+                ck_assert(k == 0 || p.idx[k] > p.idx[k - 1]);
+                ck_assert(w != old && w >= -4 && w <= 5);
+                if (op == SHUFFLE_COMPACT)
+                    ck_assert(w > 0 && old > 0);
+                y[p.idx[k]] = w;
+            }
+            if (op == SHUFFLE_COMPACT) {
+                ck_assert_uint_eq(shuffle_expected_compact(y, n, now), kept);
+                ck_assert(shuffle_compact_ok_patched(x, n, plan, now, p.idx, p.val, p.n));
+                ck_assert(!shuffle_compact_ok_patched(x, n, plan, before, p.idx, p.val, p.n));
+                ck_assert(!shuffle_compact_ok(x, n, plan, now)); /* the patch is what tells */
+            } else {
+                shuffle_expected_scan(y, n, seg, now);
+                ck_assert(shuffle_scan_ok_patched(x, now, n, seg, p.idx, p.val, p.n));
+                ck_assert(!shuffle_scan_ok_patched(x, before, n, seg, p.idx, p.val, p.n));
+                ck_assert(!shuffle_scan_ok(x, now, n, seg));
+            }
+            /* One patched element wrong is seen too. */
+            size_t o = op == SHUFFLE_COMPACT ? 0 : (size_t)p.idx[p.n / 2];
+            now[o] += 1;
+            ck_assert(op == SHUFFLE_COMPACT
+                          ? !shuffle_compact_ok_patched(x, n, plan, now, p.idx, p.val, p.n)
+                          : !shuffle_scan_ok_patched(x, now, n, seg, p.idx, p.val, p.n));
+            now[o] -= 1;
+            memcpy(before, now, n * sizeof(int));
+        }
+    }
+    free(x);
+    free(y);
+    free(now);
+    free(before);
+    free(plan);
+}
+END_TEST
+
 START_TEST(stages_and_sizes)
 {
     ck_assert_int_eq(lab_shuffle.n_stages, 8);
@@ -197,6 +263,7 @@ Suite *make_shuffle_suite(void)
     tcase_add_test(tc, scan_judgements);
     tcase_add_test(tc, compact_judgements);
     tcase_add_test(tc, stages_and_sizes);
+    tcase_add_loop_test(tc, replays_are_caught, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }
