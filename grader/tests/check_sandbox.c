@@ -21,9 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
 #include "../elfsym.h"
 #include "../runner.h"
 #include "../sandbox.h"
+#include "adversarial/hidden_calls.h"
 #include "tests.h"
 
 /* ---- full RELRO and BIND_NOW ------------------------------------------------- */
@@ -63,6 +66,29 @@ static int link_tiny(const char *flags, char *out, size_t n)
     snprintf(cmd, sizeof cmd, "%s %s -o %s %s 2>/dev/null", cc && *cc ? cc : "cc", flags, out, src);
     return system(cmd) == 0 ? 0 : -1;
 }
+
+/* The GOT slot the tampering case (adversarial/tampers_got.cu) goes for is
+ * found the same way here, and with full RELRO a write to it faults. */
+START_TEST(got_is_read_only)
+{
+    hidden_image self;
+    ck_assert_int_eq(hidden_open((const void *)&results_open, &self), 0);
+    void **slot = hidden_got_slot(&self, "cudaEventElapsedTime");
+    ck_assert_ptr_nonnull(slot);
+    ck_assert_ptr_eq(*slot, (void *)&cudaEventElapsedTime); /* bound at start-up */
+    ck_assert_ptr_nonnull(hidden_syscall());
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        *(void *volatile *)slot = NULL;
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "the GOT was writable: status %d",
+                  st);
+}
+END_TEST
 
 START_TEST(reader_tells_lazy_from_now)
 {
@@ -205,6 +231,35 @@ static int protect_into_results(void)
 {
     return mprotect((char *)page - 4096, 4097, PROT_READ | PROT_WRITE);
 }
+/* What the adversarial cases do, with the same helpers. */
+static int rewrites_got_hidden(void)
+{
+    hidden_image self;
+    hidden_syscall_fn sys = hidden_syscall();
+    if (!sys || hidden_open((const void *)&results_open, &self) != 0)
+        return -1;
+    void **slot = hidden_got_slot(&self, "cudaEventElapsedTime");
+    uintptr_t pg = (uintptr_t)slot & ~(uintptr_t)4095;
+    if (!slot || sys(SYS_mprotect, pg, 4096L, (long)(PROT_READ | PROT_WRITE)) != 0)
+        return -1;
+    *slot = NULL;
+    return 0;
+}
+static int protect_results_trampoline(void)
+{
+    hidden_syscall_fn sys = hidden_trampoline();
+    if (!sys)
+        return -1;
+    return (int)sys(SYS_mprotect, (long)page, (long)sizeof *page, (long)(PROT_READ | PROT_WRITE));
+}
+static int starts_process_hidden(void)
+{
+    hidden_syscall_fn sys = hidden_syscall();
+    long pid = sys ? sys(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L) : -1;
+    if (pid == 0)
+        _exit(0);
+    return pid < 0 ? -1 : 0;
+}
 static int map_over_results(void)
 {
     void *p = mmap(page, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -294,6 +349,16 @@ END_TEST
 START_TEST(refuses_inline_syscall)
 {
     expect_rejected(protect_results_raw, "make the grader's results page writable", "(syscall mprotect)");
+}
+END_TEST
+
+START_TEST(refuses_the_adversarial_cases)
+{
+    expect_rejected(rewrites_got_hidden, "make the grader's own code and data writable", "(syscall mprotect)");
+#if defined(__x86_64__)
+    expect_rejected(protect_results_trampoline, "make the grader's results page writable", "(syscall mprotect)");
+#endif
+    expect_rejected(starts_process_hidden, "start another process", "(syscall clone)");
 }
 END_TEST
 
@@ -462,7 +527,9 @@ Suite *make_sandbox_suite(void)
     TCase *tc = tcase_create("sandbox");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, grader_is_full_relro);
+    tcase_add_test(tc, got_is_read_only);
     tcase_add_test(tc, reader_tells_lazy_from_now);
+    tcase_add_test(tc, refuses_the_adversarial_cases);
     tcase_add_test(tc, refuses_writable_grader_pages);
     tcase_add_test(tc, refuses_inline_syscall);
     tcase_add_test(tc, refuses_remapping_grader_pages);
