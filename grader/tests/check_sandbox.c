@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <pthread.h>
 #include <signal.h>
@@ -488,6 +489,40 @@ START_TEST(allows_what_stages_and_cuda_need)
 }
 END_TEST
 
+/* After the install, an ordinary user's process cannot open its own
+ * /proc/self/mem, whose writes would ignore page protection. As root, the
+ * test drops to nobody first (root keeps the file open: the docs say so). */
+START_TEST(closes_proc_self_mem)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(5);
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        int fd = open("/proc/self/mem", O_RDWR);
+        if (fd < 0)
+            _exit(6); /* open before: the control */
+        close(fd);
+        sandbox_spec sb;
+        char err[200];
+        if (sandbox_prepare(&sb) != 0 || sandbox_install(&sb, NULL, err, sizeof err) != 0)
+            _exit(7);
+        fd = open("/proc/self/mem", O_RDWR);
+        _exit(fd < 0 && errno == EACCES ? 0 : 8);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 5) {
+        test_skip("sandbox: cannot become an ordinary user to try /proc/self/mem");
+        return;
+    }
+    ck_assert_msg(WEXITSTATUS(st) == 0, "status %d (6: no control, 8: still open)",
+                  WEXITSTATUS(st));
+}
+END_TEST
+
 START_TEST(filter_fits)
 {
     static struct sock_filter prog[1024];
@@ -537,6 +572,7 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, refuses_other_processes);
     tcase_add_test(tc, refuses_other_abis);
     tcase_add_test(tc, allows_what_stages_and_cuda_need);
+    tcase_add_test(tc, closes_proc_self_mem);
     tcase_add_test(tc, filter_fits);
     tcase_add_test(tc, escape_hatch);
     suite_add_tcase(s, tc);
