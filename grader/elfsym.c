@@ -14,9 +14,10 @@ static int in_file(size_t size, Elf64_Off off, Elf64_Xword len)
     return off <= size && len <= size - off;
 }
 
-int elf_each_dynsym(const char *path,
-                    void (*fn)(const char *name, int defined, int is_function, void *arg),
-                    void *arg, char *err, size_t errn)
+/* Maps the whole file read-only and checks it is a 64-bit little-endian ELF
+ * file: 0 with *p and *size set, or -1 with a reason in err. */
+static int map_elf(const char *path, const unsigned char **p, size_t *size, char *err,
+                   size_t errn)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
@@ -29,20 +30,33 @@ int elf_each_dynsym(const char *path,
         close(fd);
         return -1;
     }
-    size_t size = (size_t)st.st_size;
-    const unsigned char *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    *size = (size_t)st.st_size;
+    *p = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (p == MAP_FAILED) {
+    if (*p == MAP_FAILED) {
         snprintf(err, errn, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
-    int rc = -1;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)*p;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
         eh->e_ident[EI_DATA] != ELFDATA2LSB) {
         snprintf(err, errn, "%s is not a 64-bit little-endian ELF file", path);
-        goto done;
+        munmap((void *)*p, *size);
+        return -1;
     }
+    return 0;
+}
+
+int elf_each_dynsym(const char *path,
+                    void (*fn)(const char *name, int defined, int is_function, void *arg),
+                    void *arg, char *err, size_t errn)
+{
+    const unsigned char *p;
+    size_t size;
+    if (map_elf(path, &p, &size, err, errn) != 0)
+        return -1;
+    int rc = -1;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
     if (eh->e_type != ET_DYN) {
         snprintf(err, errn, "%s is not a shared library", path);
         goto done;
@@ -109,4 +123,43 @@ int elf_defines_function(const char *path, const char *name, char *err, size_t e
     if (elf_each_dynsym(path, find_fn, &a, err, errn) != 0)
         return -1;
     return a.found;
+}
+
+int elf_hardening(const char *path, int *relro, int *bind_now, char *err, size_t errn)
+{
+    *relro = *bind_now = 0;
+    const unsigned char *p;
+    size_t size;
+    if (map_elf(path, &p, &size, err, errn) != 0)
+        return -1;
+    int rc = -1;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
+    if (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+        !in_file(size, eh->e_phoff, (Elf64_Xword)eh->e_phnum * sizeof(Elf64_Phdr))) {
+        snprintf(err, errn, "%s has a damaged program header table", path);
+        goto done;
+    }
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(p + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_GNU_RELRO)
+            *relro = 1;
+        if (ph[i].p_type != PT_DYNAMIC)
+            continue;
+        if (!in_file(size, ph[i].p_offset, ph[i].p_filesz)) {
+            snprintf(err, errn, "%s has a damaged dynamic section", path);
+            goto done;
+        }
+        const Elf64_Dyn *d = (const Elf64_Dyn *)(p + ph[i].p_offset);
+        size_t n = ph[i].p_filesz / sizeof(Elf64_Dyn);
+        for (size_t k = 0; k < n && d[k].d_tag != DT_NULL; k++) {
+            if (d[k].d_tag == DT_BIND_NOW ||
+                (d[k].d_tag == DT_FLAGS && (d[k].d_un.d_val & DF_BIND_NOW)) ||
+                (d[k].d_tag == DT_FLAGS_1 && (d[k].d_un.d_val & DF_1_NOW)))
+                *bind_now = 1;
+        }
+    }
+    rc = 0;
+done:
+    munmap((void *)p, size);
+    return rc;
 }

@@ -17,4 +17,11 @@ int elf_each_dynsym(const char *path,
 /* 1 when path defines a function with this name, 0 when not, -1 on error. */
 int elf_defines_function(const char *path, const char *name, char *err, size_t errn);
 
+/* How an executable or shared object was linked: *relro = 1 when it has a
+ * PT_GNU_RELRO segment, *bind_now = 1 when its dynamic section asks for every
+ * symbol to be bound at load (DT_BIND_NOW, DF_BIND_NOW in DT_FLAGS or DF_1_NOW
+ * in DT_FLAGS_1). Both together are "full RELRO": the GOT is read-only before
+ * main runs. 0, or -1 with a reason in err. */
+int elf_hardening(const char *path, int *relro, int *bind_now, char *err, size_t errn);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #include "options.h"
 #include "policy.h"
 #include "probe.h"
+#include "sandbox.h"
 #include "sanitize.h"
 #include "sass.h"
 #include "report.h"
@@ -876,6 +878,20 @@ static int grade_main(int argc, char **argv)
     }
     printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n", line,
            (unsigned long long)o.seed, (unsigned long long)o.seed);
+    /* The grading children's seccomp filter (grader/sandbox.h): said only
+     * when it is off. Under compute-sanitizer it is never installed. */
+    int sandboxed = !o.under_sanitizer && !sandbox_disabled();
+    if (!o.under_sanitizer && !sandboxed)
+        printf("  sandbox: OFF (CUDA_LABS_NO_SANDBOX is set): a submission could tamper with "
+               "the grader; for debugging only, not a grade\n");
+    char sandbox_err[200];
+    if (sandboxed && sandbox_probe(sandbox_err, sizeof sandbox_err) != 0) {
+        printf("  sandbox: not available on this system (%s): grading goes on without it\n",
+               sandbox_err);
+        sandboxed = 0;
+    }
+    if (sandboxed) /* the children's memory, and this process's, closed to each other */
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
     /* Inputs and expected outputs, made once here (no CUDA) for all children;
      * meanwhile the libraries' machine code is read for the technique check. */
@@ -919,6 +935,7 @@ static int grade_main(int argc, char **argv)
         run->graded = graded_mask(specs[i]);
         run->quick = o.quick;
         run->plain_buffers = o.under_sanitizer;
+        run->sandbox = sandboxed;
         Suite *s = runner_suite(run, live_line);
         if (!sr)
             sr = runner = srunner_create(s);

@@ -6,9 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static void *region;
 static size_t region_bytes;
+static int region_fd = -1; /* the memory file behind the page; -1: anonymous */
+
+/* In a grading child: the page is read-only for good, and the grader's
+ * writes go to a private copy of the test's own record, written through the
+ * descriptor by results_close(). */
+static int child_mode;
+static test_record *own_shared;
+static test_record own_copy;
 
 void results_set_region(void *p, size_t bytes)
 {
@@ -19,9 +28,22 @@ void results_set_region(void *p, size_t bytes)
 lab_results *results_map(int n)
 {
     size_t bytes = sizeof(lab_results) * (size_t)(n > 0 ? n : 1);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
+    /* A memory file, so that a child can write its record without ever
+     * making the mapping writable again (results_close). Where memfd_create
+     * is missing, an anonymous page, written with mprotect as before. */
+    int fd = memfd_create("cuda-labs-results", MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    void *p = fd >= 0 ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
+    region_fd = fd;
     memset(p, 0, bytes);
     lab_results *r = p;
     for (int i = 0; i < n; i++) {
@@ -40,16 +62,61 @@ void results_unmap(lab_results *r, int n)
 {
     if (r)
         munmap(r, sizeof(lab_results) * (size_t)(n > 0 ? n : 1));
+    if (r == region && region_fd >= 0) {
+        close(region_fd);
+        region_fd = -1;
+    }
+}
+
+void results_enter_child(void)
+{
+    if (region)
+        mprotect(region, region_bytes, PROT_READ);
+    child_mode = region_fd >= 0;
+}
+
+test_record *results_own(test_record *shared)
+{
+    if (!child_mode)
+        return shared;
+    own_shared = shared;
+    own_copy = *shared;
+    return &own_copy;
+}
+
+int results_sealed_region(void **p, size_t *bytes)
+{
+    if (!child_mode)
+        return -1;
+    *p = region;
+    *bytes = region_bytes;
+    return 0;
 }
 
 void results_open(void)
 {
-    if (region)
+    if (region && !child_mode)
         mprotect(region, region_bytes, PROT_READ | PROT_WRITE);
 }
 
 void results_close(void)
 {
+    if (child_mode) {
+        if (own_shared) {
+            off_t at = (off_t)((char *)own_shared - (char *)region);
+            const char *from = (const char *)&own_copy;
+            size_t left = sizeof own_copy;
+            while (left > 0) { /* a memory file takes it at once; a loop costs nothing */
+                ssize_t w = pwrite(region_fd, from, left, at);
+                if (w <= 0)
+                    break;
+                from += w;
+                at += w;
+                left -= (size_t)w;
+            }
+        }
+        return;
+    }
     if (region)
         mprotect(region, region_bytes, PROT_READ);
 }
@@ -101,6 +168,15 @@ void results_merge_check(test_record *t, int ck_failed, const char *ck_msg, doub
                  "finishes (a loop whose bound is wrong, __syncthreads() inside a branch not all "
                  "threads take) or a host loop that never ends looks like this.",
                  timeout_s, where);
+    } else if (sscanf(m, "Received signal %d", &sig) == 1 && sig == SIGSYS) {
+        /* The sandbox's SIGSYS, with the grader's handler replaced, blocked or
+         * ignored: the kernel ended the process itself. */
+        t->v = V_REJECTED;
+        snprintf(t->msg, sizeof t->msg,
+                 "it made a system call the grader refuses, and the process was killed by "
+                 "signal %d (%s) %s, with the grader's handler for it taken away. A stage may "
+                 "only launch its work on the GPU.",
+                 sig, strsignal(sig), where);
     } else if (sscanf(m, "Received signal %d", &sig) == 1) {
         t->v = V_CRASH;
         snprintf(t->msg, sizeof t->msg,

@@ -1,8 +1,10 @@
 /* results.h: the result model. One lab_results per graded lab lives in a
- * MAP_SHARED page created by the parent before any test forks. A child keeps
- * the page read-only while student code runs and opens it for writing only
- * inside the grader's own helpers, so results reach the parent even when the
- * child later crashes, hangs or exits. */
+ * MAP_SHARED page (a memory file) created by the parent before any test
+ * forks. A child makes the page read-only for good before the lab library is
+ * loaded (its sandbox then refuses to make it writable again, grader/sandbox.h)
+ * and writes its own record through the file's descriptor, inside the
+ * grader's own helpers, so results reach the parent even when the child later
+ * crashes, hangs or exits. */
 #ifndef CUDA_LABS_RESULTS_H
 #define CUDA_LABS_RESULTS_H
 
@@ -63,10 +65,23 @@ typedef struct lab_results {
 /* Shared anonymous mapping for n labs, zeroed; NULL on failure. */
 lab_results *results_map(int n);
 void results_unmap(lab_results *r, int n);
-/* Makes the page writable for the grader's own update, then read-only again.
- * Every write to a test_record from a child goes between these two calls. */
+/* Every write to a test_record goes between these two calls. In the parent
+ * they make the page writable and read-only again. In a grading child (after
+ * results_enter_child) the record is the private copy results_own returned:
+ * results_open does nothing and results_close writes the copy into the page
+ * through the memory file's descriptor, with no mprotect. */
 void results_open(void);
 void results_close(void);
+/* In a grading child, before student code: the page becomes read-only for
+ * the rest of the child's life. */
+void results_enter_child(void);
+/* In a grading child: the private copy of the child's own record (shared),
+ * which results_close writes back. Elsewhere: shared itself. */
+test_record *results_own(test_record *shared);
+/* In a grading child whose page is never made writable again: the page, for
+ * the sandbox to guard; 0. -1 where the page is written with mprotect (no
+ * memory file: memfd_create is missing), so the sandbox must leave it be. */
+int results_sealed_region(void **p, size_t *bytes);
 /* Registers the mapping results_open/close protect (done by results_map). */
 void results_set_region(void *p, size_t bytes);
 

@@ -21,6 +21,7 @@
 #include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
+#include "sandbox.h"
 #include "timings.h"
 
 #define MAX_RUNS OPT_MAX_LABS
@@ -174,12 +175,61 @@ void runner_close_in_children(int fd)
         parent_fds[n_parent_fds++] = fd;
 }
 
-static void child_start(grade_run *run, test_record *rec, child_env *env, int stage, int kind)
+/* The record of this child's test, for the SIGSYS handler. */
+static test_record *sandboxed_rec;
+
+/* The sandbox refused a call of the lab library (sandbox.h): the test's
+ * verdict, then the child ends (the handler exits). */
+static void on_rejected(const char *what, const char *syscall_name)
+{
+    test_record *rec = sandboxed_rec;
+    if (!rec)
+        return;
+    rec->v = V_REJECTED;
+    snprintf(rec->msg, sizeof rec->msg,
+             "it tried to %s (syscall %s). A stage runs inside the grader's process and may "
+             "only launch its work on the GPU; the grader refuses anything that could change "
+             "how it grades (its own memory, its results, other processes).",
+             what, syscall_name);
+    rec->state = STATE_FINISHED;
+    results_close();
+#ifdef CUDA_LABS_COVERAGE
+    __gcov_dump();
+#endif
+}
+
+int runner_sandbox_child(test_record *rec, char *err, size_t errn)
+{
+    sandbox_spec sb;
+    void *page;
+    size_t bytes;
+    if (sandbox_prepare(&sb) != 0) {
+        snprintf(err, errn, "the grader's image was not found");
+        return -1;
+    }
+    if (results_sealed_region(&page, &bytes) == 0)
+        sandbox_add_range(&sb, page, bytes, "the grader's results page");
+    sandboxed_rec = rec;
+    return sandbox_install(&sb, on_rejected, err, errn);
+}
+
+/* The seccomp filter, before the lab library is loaded. A kernel that
+ * refuses it costs a warning (in the stage's output), not the test. */
+static void child_sandbox(grade_run *run, test_record *rec)
+{
+    char err[200];
+    if (run->sandbox && runner_sandbox_child(rec, err, sizeof err) != 0)
+        fprintf(stderr, "grade: warning: no sandbox in this test: %s\n", err);
+}
+
+static test_record *child_start(grade_run *run, test_record *shared, child_env *env, int stage,
+                                int kind)
 {
     for (int i = 0; i < n_parent_fds; i++)
         close(parent_fds[i]);
     tm_start(TM_STARTUP);
-    results_close(); /* read-only from here, except inside the grader's helpers */
+    results_enter_child(); /* read-only for good; the grader writes through results_close */
+    test_record *rec = results_own(shared);
     limit_child(run->spec, stage, kind);
     if (run->plain_buffers)
         gbuf_set_guard(0);
@@ -191,6 +241,7 @@ static void child_start(grade_run *run, test_record *rec, child_env *env, int st
     rec_progress(rec, -1, PHASE_LOAD);
     rng_seed(&env->rng, rng_derive(run->seed, 7000u + 100u * (uint64_t)kind + (uint64_t)stage));
     rng_seed(&env->patch_rng, rng_derive(run->seed, 9000u + 100u * (uint64_t)kind + (uint64_t)stage));
+    child_sandbox(run, rec);
     env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
     if (!env->lib)
         finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
@@ -207,6 +258,7 @@ static void child_start(grade_run *run, test_record *rec, child_env *env, int st
         finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
                cudaGetErrorString(err));
     tm_enter(TM_OTHER);
+    return rec;
 }
 
 /* The lab library of this child, for specs whose stages are more than one
@@ -555,9 +607,9 @@ static int timing_sane(grade_run *run, int rec_stage, const test_record *rec, ch
 static void correctness_body(grade_run *run, int stage)
 {
     const lab_spec *spec = run->spec;
-    test_record *rec = &run->res->t[stage][TEST_CORRECT];
     child_env env;
-    child_start(run, rec, &env, stage, TEST_CORRECT);
+    test_record *rec = child_start(run, &run->res->t[stage][TEST_CORRECT], &env, stage,
+                                   TEST_CORRECT);
     void *fn = stage_fn(run, rec, &env, stage);
     const lab_stage *st = &spec->stages[stage];
     /* Speed reported, not graded: measure it here. */
@@ -622,10 +674,9 @@ static void perf_body(grade_run *run, int stage)
 {
     const lab_spec *spec = run->spec;
     const lab_stage *st = &spec->stages[stage];
-    test_record *rec = &run->res->t[stage][TEST_PERF];
     const test_record *corr = &run->res->t[stage][TEST_CORRECT];
     child_env env;
-    child_start(run, rec, &env, stage, TEST_PERF);
+    test_record *rec = child_start(run, &run->res->t[stage][TEST_PERF], &env, stage, TEST_PERF);
     results_open();
     rec->min_speedup = st->min_speedup;
     rec->min_ceiling = st->min_ceiling;

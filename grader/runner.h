@@ -28,6 +28,7 @@ typedef struct grade_run {
     const int *graded;   /* graded[s] == 0: stage s is left out (--config); NULL: all */
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
+    int sandbox;         /* each child installs the seccomp filter (grader/sandbox.h) */
 } grade_run;
 
 /* Registers run (it must outlive the suite's run) and builds its suite: one
@@ -90,6 +91,13 @@ uint64_t runner_size_seed(uint64_t seed, int stage, int size);
  * spec that looks up more functions of a stage than its symbol; NULL in the
  * parent. */
 void *runner_library(void);
+
+/* In a grading child, after results_enter_child and results_own: installs
+ * the sandbox (grader/sandbox.h) over the grader's image and the results
+ * page, reporting a refused call into rec as REJECTED. 0, or -1 with the
+ * reason in err. child_start calls it before loading the lab library; the
+ * tests call it to install the filter exactly as the grader does. */
+int runner_sandbox_child(test_record *rec, char *err, size_t errn);
 
 /* Runs stage `stage` of the library once at the lab's timed size, in this
  * process (no children, nothing timed), and checks it: for a profiler that

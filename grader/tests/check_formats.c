@@ -115,6 +115,22 @@ START_TEST(faults_are_errors)
 }
 END_TEST
 
+/* A stage the sandbox refused failed on its own account: a failure with no
+ * points, not an error of the grading. */
+START_TEST(rejected_is_a_failure)
+{
+    run_summary r = summary();
+    res.t[1][TEST_CORRECT].v = V_REJECTED;
+    strcpy(res.t[1][TEST_CORRECT].msg, "it tried to start another process (syscall clone)");
+    write_with(format_junit, &r);
+    ck_assert(xml_well_nested(buf));
+    ck_assert_int_eq(count(buf, "<error "), 0);
+    ck_assert_int_eq(count(buf, "<failure "), 3);
+    ck_assert_ptr_nonnull(strstr(buf, "REJECTED"));
+    ck_assert_ptr_nonnull(strstr(buf, "syscall clone"));
+}
+END_TEST
+
 START_TEST(tap_document)
 {
     run_summary r = summary();
@@ -524,6 +540,7 @@ Suite *make_formats_suite(void)
     tcase_add_test(tc, xml_escape);
     tcase_add_test(tc, junit_document);
     tcase_add_test(tc, faults_are_errors);
+    tcase_add_test(tc, rejected_is_a_failure);
     tcase_add_test(tc, tap_document);
     tcase_add_test(tc, gradescope_document);
     tcase_add_test(tc, classroom_payload);

@@ -100,8 +100,9 @@ START_TEST(points)
 }
 END_TEST
 
-/* The page a child writes is the one the parent reads, and it is read-only
- * outside the grader's own writes. */
+/* The page a child writes is the one the parent reads. In the child it is
+ * read-only for good: the grader's writes go through results_close, with no
+ * mprotect, and a direct write faults. */
 START_TEST(shared_page_is_protected)
 {
     lab_results *r = results_map(1);
@@ -110,19 +111,38 @@ START_TEST(shared_page_is_protected)
     ck_assert_int_eq(r->t[0][0].size, -1);
     pid_t pid = fork();
     if (pid == 0) {
-        results_close();
+        results_enter_child();
+        test_record *own = results_own(&r->t[2][1]);
         results_open();
-        r->t[2][1].v = V_SLOW;
+        own->v = V_SLOW;
         results_close();
-        r->t[2][1].v = V_PASS; /* must fault: the page is read-only now */
+        void *p;
+        size_t bytes;
+        if (results_sealed_region(&p, &bytes) != 0 || p != (void *)r || bytes < sizeof *r)
+            _exit(4);
+        r->t[2][1].v = V_PASS; /* must fault: the page is read-only */
         _exit(0);
     }
     int st = 0;
     waitpid(pid, &st, 0);
-    ck_assert(WIFSIGNALED(st));
+    ck_assert_msg(WIFSIGNALED(st), "status %d", st);
     ck_assert_int_eq(WTERMSIG(st), SIGSEGV);
     ck_assert_int_eq(r->t[2][1].v, V_SLOW);
     results_unmap(r, 1);
+}
+END_TEST
+
+/* The sandbox's SIGSYS with the grader's handler taken away: still REJECTED. */
+START_TEST(sigsys_is_rejected)
+{
+    test_record t;
+    memset(&t, 0, sizeof t);
+    t.phase = PHASE_RUN;
+    results_merge_check(&t, 1, "Received signal 31 (Bad system call)", 10, "1x1");
+    ck_assert_int_eq(t.v, V_REJECTED);
+    ck_assert_str_eq(verdict_name(t.v), "REJECTED");
+    ck_assert_ptr_nonnull(strstr(t.msg, "system call the grader refuses"));
+    ck_assert_ptr_nonnull(strstr(t.msg, "while running the stage at 1x1"));
 }
 END_TEST
 
@@ -146,6 +166,7 @@ Suite *make_results_suite(void)
     tcase_add_test(tc, finished_record_stands);
     tcase_add_test(tc, points);
     tcase_add_test(tc, shared_page_is_protected);
+    tcase_add_test(tc, sigsys_is_rejected);
     tcase_add_test(tc, verdict_names);
     suite_add_tcase(s, tc);
     return s;

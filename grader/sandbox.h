@@ -1,0 +1,66 @@
+/* sandbox.h: a seccomp filter for the grading child. The lab library runs in
+ * the child's own process, so whatever the grader can do there, the library
+ * can try too. Before the library is loaded, the child installs a filter
+ * (classic BPF, no library) that refuses what no stage needs: making the
+ * grader's own image or its results page writable or executable (or mapping,
+ * moving or unmapping them), starting processes or programs, reading or
+ * writing another process, signalling another process, and system calls of
+ * another ABI (x32, 32-bit). A refused call raises SIGSYS; the grader's
+ * handler reports it (REJECTED: it tried to ...) and ends the child.
+ * CUDA_LABS_NO_SANDBOX=1 turns it off, for instructors debugging. */
+#ifndef CUDA_LABS_SANDBOX_H
+#define CUDA_LABS_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SANDBOX_MAX_RANGES 4
+/* The child's exit status after a refused call (its record says why). */
+#define SANDBOX_EXIT 1
+
+typedef struct sandbox_range {
+    uintptr_t lo, hi; /* [lo, hi), page-aligned */
+    const char *what; /* "the grader's own code and data" */
+} sandbox_range;
+
+typedef struct sandbox_spec {
+    sandbox_range ranges[SANDBOX_MAX_RANGES];
+    int n_ranges;
+    pid_t self;   /* signals to this process are allowed */
+    pid_t parent; /* the grader's parent process */
+    int own_group; /* this process leads a process group of its own */
+} sandbox_spec;
+
+/* Starts a spec for this process: its pid, its parent's, and the mapped
+ * image of the executable (every PT_LOAD segment, found with
+ * dl_iterate_phdr). 0, or -1 when the image was not found. */
+int sandbox_prepare(sandbox_spec *s);
+/* Adds [p, p + bytes), rounded out to pages, to the guarded ranges. */
+int sandbox_add_range(sandbox_spec *s, const void *p, size_t bytes, const char *what);
+
+/* Called by the SIGSYS handler with what the process tried ("start another
+ * process") and the system call's name; the child ends with SANDBOX_EXIT
+ * when it returns. Must be async-signal-safe enough to write a record. */
+typedef void (*sandbox_report_fn)(const char *what, const char *syscall_name);
+
+/* Installs the SIGSYS handler and the filter in this process (every thread),
+ * and makes the process non-dumpable (so /proc/<pid>/mem is closed to it and
+ * to its children, and the parent's to it). 0, or -1 with the reason in err
+ * (an old kernel): the caller warns and goes on without it. */
+int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, size_t errn);
+
+/* Installs the filter in a short-lived child: 0 when this kernel takes it,
+ * else -1 with the reason in err. The parent calls it once, for the run's
+ * header. */
+int sandbox_probe(char *err, size_t errn);
+
+/* 1 when CUDA_LABS_NO_SANDBOX is set to anything but "" or "0". */
+int sandbox_disabled(void);
+
+/* Builds the filter into prog (at most cap instructions); the number of
+ * instructions, or -1 when it does not fit. For tests. */
+struct sock_filter;
+int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap);
+
+#endif

@@ -1,0 +1,580 @@
+/* check_sandbox.c: the grader is linked with full RELRO and BIND_NOW, and the
+ * grading child's seccomp filter (grader/sandbox.h) refuses what tampering
+ * needs while threads, dlopen and ordinary mprotect still work. Each case
+ * forks a child that sets up its record and installs the filter exactly as
+ * a grading child does (runner_sandbox_child), then makes one call. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../elfsym.h"
+#include "../runner.h"
+#include "../sandbox.h"
+#include "adversarial/hidden_calls.h"
+#include "tests.h"
+
+/* ---- full RELRO and BIND_NOW ------------------------------------------------- */
+
+static void assert_hardened(const char *path)
+{
+    int relro = -1, now = -1;
+    char err[256] = "";
+    ck_assert_msg(elf_hardening(path, &relro, &now, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(relro == 1, "%s has no PT_GNU_RELRO segment: link it with -Wl,-z,relro", path);
+    ck_assert_msg(now == 1, "%s binds lazily: link it with -Wl,-z,now", path);
+}
+
+START_TEST(grader_is_full_relro)
+{
+    assert_hardened(grade_path());
+    assert_hardened("/proc/self/exe"); /* the test runner */
+}
+END_TEST
+
+/* Links a tiny program with the given flags; 0 when it was built. */
+static int link_tiny(const char *flags, char *out, size_t n)
+{
+    char dir[] = "/tmp/cudalabs-relro-XXXXXX";
+    if (!mkdtemp(dir))
+        return -1;
+    char src[128];
+    snprintf(src, sizeof src, "%s/t.c", dir);
+    snprintf(out, n, "%s/t", dir);
+    FILE *f = fopen(src, "w");
+    if (!f)
+        return -1;
+    fputs("#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n", f);
+    fclose(f);
+    const char *cc = getenv("CC");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s %s -o %s %s 2>/dev/null", cc && *cc ? cc : "cc", flags, out, src);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The GOT slot the tampering case (adversarial/tampers_got.cu) goes for is
+ * found the same way here, and with full RELRO a write to it faults. */
+START_TEST(got_is_read_only)
+{
+    hidden_image self;
+    ck_assert_int_eq(hidden_open((const void *)&results_open, &self), 0);
+    void **slot = hidden_got_slot(&self, "cudaEventElapsedTime");
+    ck_assert_ptr_nonnull(slot);
+    ck_assert_ptr_eq(*slot, (void *)&cudaEventElapsedTime); /* bound at start-up */
+    ck_assert_ptr_nonnull(hidden_syscall());
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        *(void *volatile *)slot = NULL;
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "the GOT was writable: status %d",
+                  st);
+}
+END_TEST
+
+START_TEST(reader_tells_lazy_from_now)
+{
+    char lazy[160], relro_only[160], full[160], err[256];
+    int relro, now;
+    ck_assert_int_eq(link_tiny("-Wl,-z,norelro,-z,lazy", lazy, sizeof lazy), 0);
+    ck_assert_int_eq(elf_hardening(lazy, &relro, &now, err, sizeof err), 0);
+    ck_assert_int_eq(relro, 0);
+    ck_assert_int_eq(now, 0);
+    ck_assert_int_eq(link_tiny("-Wl,-z,relro,-z,lazy", relro_only, sizeof relro_only), 0);
+    ck_assert_int_eq(elf_hardening(relro_only, &relro, &now, err, sizeof err), 0);
+    ck_assert_int_eq(relro, 1); /* partial RELRO: the GOT of lazy calls stays writable */
+    ck_assert_int_eq(now, 0);
+    ck_assert_int_eq(link_tiny("-Wl,-z,relro,-z,now", full, sizeof full), 0);
+    ck_assert_int_eq(elf_hardening(full, &relro, &now, err, sizeof err), 0);
+    ck_assert_int_eq(relro, 1);
+    ck_assert_int_eq(now, 1);
+    ck_assert_int_eq(elf_hardening("grader/sandbox.c", &relro, &now, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a 64-bit"));
+    const char *paths[] = {lazy, relro_only, full};
+    for (int i = 0; i < 3; i++) {
+        char *slash = strrchr((char *)paths[i], '/');
+        *slash = '\0';
+        remove_tree(paths[i]);
+    }
+}
+END_TEST
+
+/* ---- the filter ----------------------------------------------------------------- */
+
+static lab_results *page;
+
+/* Fills the child's record the way a grading child does, installs the
+ * filter, runs action, and ends: 0 when action returned 0. */
+static int run_sandboxed(int (*action)(void), test_record *shown)
+{
+    page = results_map(1);
+    ck_assert_ptr_nonnull(page);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        results_enter_child();
+        test_record *rec = results_own(&page->t[1][TEST_CORRECT]);
+        rec->state = STATE_RUNNING;
+        rec->graded = 1;
+        results_close();
+        char err[200];
+        if (runner_sandbox_child(rec, err, sizeof err) != 0) {
+            fprintf(stderr, "no sandbox: %s\n", err);
+            _exit(3);
+        }
+        int rc = action();
+        rec->v = V_PASS; /* the grader's own write still reaches the page */
+        snprintf(rec->msg, sizeof rec->msg, "returned %d", rc);
+        rec->state = STATE_FINISHED;
+        results_close();
+        _exit(rc == 0 ? 0 : 2);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    *shown = page->t[1][TEST_CORRECT];
+    results_unmap(page, 1);
+    ck_assert_msg(!(WIFEXITED(st) && WEXITSTATUS(st) == 3), "the filter was not installed");
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void expect_rejected(int (*action)(void), const char *what, const char *call)
+{
+    test_record t;
+    int rc = run_sandboxed(action, &t);
+    ck_assert_msg(rc == SANDBOX_EXIT, "exit %d, expected %d (%s)", rc, SANDBOX_EXIT, t.msg);
+    ck_assert_int_eq(t.state, STATE_FINISHED);
+    ck_assert_str_eq(verdict_name(t.v), "REJECTED");
+    ck_assert_msg(strstr(t.msg, what) != NULL, "\"%s\" not in: %s", what, t.msg);
+    ck_assert_msg(strstr(t.msg, call) != NULL, "\"%s\" not in: %s", call, t.msg);
+}
+
+static void expect_allowed(int (*action)(void))
+{
+    test_record t;
+    int rc = run_sandboxed(action, &t);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, t.msg);
+    ck_assert_int_eq(t.v, V_PASS);
+}
+
+static void *page_of(const void *p)
+{
+    return (void *)((uintptr_t)p & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1));
+}
+
+/* Refused. */
+static int protect_own_text(void)
+{
+    return mprotect(page_of((const void *)&results_open), 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
+}
+static int protect_own_data(void)
+{
+    return mprotect(page_of(&page), 4096, PROT_READ | PROT_WRITE);
+}
+static int protect_results(void)
+{
+    return mprotect(page, sizeof *page, PROT_READ | PROT_WRITE);
+}
+static int protect_results_raw(void)
+{
+#if defined(__x86_64__)
+    long rc;
+    __asm__ volatile("syscall"
+                     : "=a"(rc)
+                     : "0"((long)SYS_mprotect), "D"(page), "S"(sizeof *page),
+                       "d"((long)(PROT_READ | PROT_WRITE))
+                     : "rcx", "r11", "memory");
+    if (rc == 0)
+        page->t[1][TEST_CORRECT].v = V_PASS; /* the forgery the filter stops */
+    return (int)rc;
+#else
+    return (int)syscall(SYS_mprotect, page, sizeof *page, PROT_READ | PROT_WRITE);
+#endif
+}
+static int protect_results_pkey(void)
+{
+    return (int)syscall(SYS_pkey_mprotect, (void *)page, sizeof *page, PROT_READ | PROT_WRITE, -1);
+}
+/* The filter's 64-bit range arithmetic at the edges of the page: whether the
+ * kernel then succeeds (nothing may be mapped there) does not matter. */
+static int protect_below_results(void)
+{
+    (void)mprotect((char *)page - 4096, 4096, PROT_READ | PROT_WRITE);
+    return 0;
+}
+static int protect_above_results(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t end = ((uintptr_t)page + sizeof *page + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1);
+    (void)mprotect((void *)end, 4096, PROT_READ | PROT_WRITE);
+    return 0;
+}
+static int protect_into_results(void)
+{
+    return mprotect((char *)page - 4096, 4097, PROT_READ | PROT_WRITE);
+}
+/* What the adversarial cases do, with the same helpers. */
+static int rewrites_got_hidden(void)
+{
+    hidden_image self;
+    hidden_syscall_fn sys = hidden_syscall();
+    if (!sys || hidden_open((const void *)&results_open, &self) != 0)
+        return -1;
+    void **slot = hidden_got_slot(&self, "cudaEventElapsedTime");
+    uintptr_t pg = (uintptr_t)slot & ~(uintptr_t)4095;
+    if (!slot || sys(SYS_mprotect, pg, 4096L, (long)(PROT_READ | PROT_WRITE)) != 0)
+        return -1;
+    *slot = NULL;
+    return 0;
+}
+static int protect_results_trampoline(void)
+{
+    hidden_syscall_fn sys = hidden_trampoline();
+    if (!sys)
+        return -1;
+    return (int)sys(SYS_mprotect, (long)page, (long)sizeof *page, (long)(PROT_READ | PROT_WRITE));
+}
+static int starts_process_hidden(void)
+{
+    hidden_syscall_fn sys = hidden_syscall();
+    long pid = sys ? sys(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L) : -1;
+    if (pid == 0)
+        _exit(0);
+    return pid < 0 ? -1 : 0;
+}
+static int map_over_results(void)
+{
+    void *p = mmap(page, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                   -1, 0);
+    return p == MAP_FAILED ? -1 : 0;
+}
+static int alias_results(void)
+{
+    void *p = mremap(page, 0, sizeof *page, MREMAP_MAYMOVE); /* a second view of the page */
+    return p == MAP_FAILED ? -1 : 0;
+}
+static int unmap_results(void)
+{
+    return munmap(page, sizeof *page);
+}
+static int forks(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    return pid < 0 ? -1 : 0;
+}
+static int forks_raw(void)
+{
+#ifdef SYS_fork
+    return (int)syscall(SYS_fork) < 0 ? -1 : 0;
+#else
+    return (int)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) < 0 ? -1 : 0;
+#endif
+}
+static int execs(void)
+{
+    char *argv[] = {"/bin/true", NULL};
+    return execv(argv[0], argv);
+}
+static int traces(void)
+{
+    return (int)ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+}
+static int writes_parent(void)
+{
+    int x = 0;
+    struct iovec local = {&x, sizeof x}, remote = {&x, sizeof x};
+    return (int)process_vm_writev(getppid(), &local, 1, &remote, 1, 0);
+}
+static int signals_parent(void)
+{
+    return kill(getppid(), 0);
+}
+static int signals_group(void)
+{
+    return kill(0, 0); /* this test's child shares the group of the test runner */
+}
+static int signals_parent_thread(void)
+{
+    return (int)syscall(SYS_tgkill, getppid(), getppid(), 0);
+}
+static int dumpable_again(void)
+{
+    return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+static int x32_call(void)
+{
+    return (int)syscall(0x40000000L + 39); /* x32 getpid */
+}
+static int i386_call(void)
+{
+    long rc = 20; /* i386 getpid */
+#if defined(__x86_64__)
+    __asm__ volatile("int $0x80" : "+a"(rc) : : "memory");
+#endif
+    return (int)rc;
+}
+
+START_TEST(refuses_writable_grader_pages)
+{
+    expect_rejected(protect_own_text, "make the grader's own code and data writable", "(syscall mprotect)");
+    expect_rejected(protect_own_data, "make the grader's own code and data writable", "(syscall mprotect)");
+    expect_rejected(protect_results, "make the grader's results page writable", "(syscall mprotect)");
+    expect_rejected(protect_into_results, "results page writable", "(syscall mprotect)");
+#ifdef SYS_pkey_mprotect
+    expect_rejected(protect_results_pkey, "results page writable", "(syscall pkey_mprotect)");
+#endif
+}
+END_TEST
+
+START_TEST(refuses_inline_syscall)
+{
+    expect_rejected(protect_results_raw, "make the grader's results page writable", "(syscall mprotect)");
+}
+END_TEST
+
+START_TEST(refuses_the_adversarial_cases)
+{
+    expect_rejected(rewrites_got_hidden, "make the grader's own code and data writable", "(syscall mprotect)");
+#if defined(__x86_64__)
+    expect_rejected(protect_results_trampoline, "make the grader's results page writable", "(syscall mprotect)");
+#endif
+    expect_rejected(starts_process_hidden, "start another process", "(syscall clone)");
+}
+END_TEST
+
+START_TEST(refuses_remapping_grader_pages)
+{
+    expect_rejected(map_over_results, "map other memory over the grader's results page", "(syscall mmap)");
+    expect_rejected(alias_results, "move or unmap the grader's results page", "(syscall mremap)");
+    expect_rejected(unmap_results, "move or unmap the grader's results page", "(syscall munmap)");
+}
+END_TEST
+
+START_TEST(refuses_processes)
+{
+    expect_rejected(forks, "start another process", "(syscall clone)");
+    expect_rejected(forks_raw, "start another process", "(syscall ");
+    expect_rejected(execs, "run another program", "(syscall execve)");
+}
+END_TEST
+
+START_TEST(refuses_other_processes)
+{
+    expect_rejected(traces, "trace, read or write another process", "(syscall ptrace)");
+    expect_rejected(writes_parent, "trace, read or write another process", "(syscall process_vm_writev)");
+    expect_rejected(signals_parent, "send a signal to another process", "(syscall kill)");
+    expect_rejected(signals_group, "send a signal to another process", "(syscall kill)");
+    expect_rejected(signals_parent_thread, "send a signal to another process", "(syscall tgkill)");
+    expect_rejected(dumpable_again, "open to other processes", "(syscall prctl)");
+}
+END_TEST
+
+START_TEST(refuses_other_abis)
+{
+#if defined(__x86_64__)
+    expect_rejected(x32_call, "another system call interface", "(syscall number ");
+    expect_rejected(i386_call, "another system call interface", "(syscall number 20)");
+#else
+    (void)x32_call;
+    (void)i386_call;
+#endif
+}
+END_TEST
+
+/* Allowed. */
+static void *thread_body(void *arg)
+{
+    *(int *)arg = 42;
+    return NULL;
+}
+static int starts_thread(void)
+{
+    pthread_t t;
+    int v = 0;
+    if (pthread_create(&t, NULL, thread_body, &v) != 0 || pthread_join(t, NULL) != 0)
+        return -1;
+    return v == 42 ? 0 : -1;
+}
+static char tiny_so[160];
+static int loads_library(void)
+{
+    void *h = dlopen(tiny_so, RTLD_NOW | RTLD_LOCAL);
+    int (*fn)(void) = h ? (int (*)(void))dlsym(h, "tiny_answer") : NULL;
+    return fn && fn() == 7 ? 0 : -1;
+}
+static int protects_heap(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    char *p = aligned_alloc((size_t)pg, (size_t)pg);
+    if (!p)
+        return -1;
+    p[0] = 1;
+    int rc = mprotect(p, (size_t)pg, PROT_READ);
+    rc |= p[0] == 1 ? 0 : -1;
+    rc |= mprotect(p, (size_t)pg, PROT_READ | PROT_WRITE);
+    p[0] = 2;
+    free(p);
+    return rc;
+}
+static int reads_grader_pages(void)
+{
+    /* Read-only requests over the grader's pages are harmless: allowed. */
+    return mprotect(page, sizeof *page, PROT_READ);
+}
+static int maps_executable(void)
+{
+    /* Not refused (the driver may need it); the documentation says so. */
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? -1 : munmap(p, 4096);
+}
+static volatile sig_atomic_t got_usr1;
+static void on_usr1(int sig)
+{
+    (void)sig;
+    got_usr1++;
+}
+static int signals_itself(void)
+{
+    signal(SIGUSR1, on_usr1);
+    if (raise(SIGUSR1) != 0 || kill(getpid(), SIGUSR1) != 0)
+        return -1;
+    return got_usr1 == 2 ? 0 : -1;
+}
+
+START_TEST(allows_what_stages_and_cuda_need)
+{
+    char dir[] = "/tmp/cudalabs-tiny-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char src[128], cmd[512];
+    snprintf(src, sizeof src, "%s/tiny.c", dir);
+    snprintf(tiny_so, sizeof tiny_so, "%s/tiny.so", dir);
+    FILE *f = fopen(src, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("int tiny_answer(void) { return 7; }\n", f);
+    fclose(f);
+    const char *cc = getenv("CC");
+    snprintf(cmd, sizeof cmd, "%s -shared -fPIC -o %s %s", cc && *cc ? cc : "cc", tiny_so, src);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_allowed(starts_thread);
+    expect_allowed(loads_library);
+    expect_allowed(protects_heap);
+    expect_allowed(reads_grader_pages);
+    expect_allowed(protect_below_results);
+    expect_allowed(protect_above_results);
+    expect_allowed(maps_executable);
+    expect_allowed(signals_itself);
+    remove_tree(dir);
+}
+END_TEST
+
+/* After the install, an ordinary user's process cannot open its own
+ * /proc/self/mem, whose writes would ignore page protection. As root, the
+ * test drops to nobody first (root keeps the file open: the docs say so). */
+START_TEST(closes_proc_self_mem)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(5);
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        int fd = open("/proc/self/mem", O_RDWR);
+        if (fd < 0)
+            _exit(6); /* open before: the control */
+        close(fd);
+        sandbox_spec sb;
+        char err[200];
+        if (sandbox_prepare(&sb) != 0 || sandbox_install(&sb, NULL, err, sizeof err) != 0)
+            _exit(7);
+        fd = open("/proc/self/mem", O_RDWR);
+        _exit(fd < 0 && errno == EACCES ? 0 : 8);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 5) {
+        test_skip("sandbox: cannot become an ordinary user to try /proc/self/mem");
+        return;
+    }
+    ck_assert_msg(WEXITSTATUS(st) == 0, "status %d (6: no control, 8: still open)",
+                  WEXITSTATUS(st));
+}
+END_TEST
+
+START_TEST(filter_fits)
+{
+    static struct sock_filter prog[1024];
+    sandbox_spec s;
+    ck_assert_int_eq(sandbox_prepare(&s), 0);
+    ck_assert_int_eq(s.n_ranges, 1);
+    ck_assert_msg(s.ranges[0].lo <= (uintptr_t)&results_open &&
+                      (uintptr_t)&results_open < s.ranges[0].hi,
+                  "the executable's image does not hold its own code");
+    for (int i = 1; i < SANDBOX_MAX_RANGES; i++)
+        ck_assert_int_eq(sandbox_add_range(&s, &prog[i], 100, "x"), 0);
+    ck_assert_int_eq(sandbox_add_range(&s, &prog[0], 100, "x"), -1); /* full */
+    int n = sandbox_build(&s, prog, 1024);
+    ck_assert_int_gt(n, 40);
+    ck_assert_int_lt(n, 1024);
+    ck_assert_int_eq(sandbox_build(&s, prog, 20), -1); /* too small: said, not overrun */
+}
+END_TEST
+
+START_TEST(escape_hatch)
+{
+    unsetenv("CUDA_LABS_NO_SANDBOX");
+    ck_assert_int_eq(sandbox_disabled(), 0);
+    setenv("CUDA_LABS_NO_SANDBOX", "0", 1);
+    ck_assert_int_eq(sandbox_disabled(), 0);
+    setenv("CUDA_LABS_NO_SANDBOX", "1", 1);
+    ck_assert_int_eq(sandbox_disabled(), 1);
+    unsetenv("CUDA_LABS_NO_SANDBOX");
+    char err[200];
+    ck_assert_msg(sandbox_probe(err, sizeof err) == 0, "%s", err);
+}
+END_TEST
+
+Suite *make_sandbox_suite(void)
+{
+    Suite *s = suite_create("sandbox");
+    TCase *tc = tcase_create("sandbox");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, grader_is_full_relro);
+    tcase_add_test(tc, got_is_read_only);
+    tcase_add_test(tc, reader_tells_lazy_from_now);
+    tcase_add_test(tc, refuses_the_adversarial_cases);
+    tcase_add_test(tc, refuses_writable_grader_pages);
+    tcase_add_test(tc, refuses_inline_syscall);
+    tcase_add_test(tc, refuses_remapping_grader_pages);
+    tcase_add_test(tc, refuses_processes);
+    tcase_add_test(tc, refuses_other_processes);
+    tcase_add_test(tc, refuses_other_abis);
+    tcase_add_test(tc, allows_what_stages_and_cuda_need);
+    tcase_add_test(tc, closes_proc_self_mem);
+    tcase_add_test(tc, filter_fits);
+    tcase_add_test(tc, escape_hatch);
+    suite_add_tcase(s, tc);
+    return s;
+}
