@@ -33,6 +33,9 @@ static void take_test(const json *j, test_record *t)
     t->base = -1;
     t->v = verdict_from(json_string(json_get(j, "verdict"), ""));
     snprintf(t->msg, sizeof t->msg, "%s", json_string(json_get(j, "message"), ""));
+    t->fault = strcmp(json_string(json_get(j, "fault"), "grader"), "submission") == 0
+                   ? FAULT_SUBMISSION
+                   : FAULT_GRADER;
     snprintf(t->kernels, sizeof t->kernels, "%s", json_string(json_get(j, "kernels"), ""));
     snprintf(t->missing_technique, sizeof t->missing_technique, "%s",
              json_string(json_get(j, "missing_technique"), ""));

@@ -968,6 +968,7 @@ static int grade_main(int argc, char **argv)
         char *techniques = NULL;
         int k = specs[i]->number - 1;
         double t0 = tm_now();
+        runner_settle_faults(specs[i], &res[i]);
         sanitizer_check(specs[i], &res[i], libs[i], k >= 0 && k < 16 ? effective_sanitizer[k] : NULL,
                         o.seed);
         technique_check(specs[i], &res[i], &sass[i],

@@ -386,6 +386,8 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
     fprintf(f, "{\"verdict\": \"%s\", \"message\": \"%s\", \"points\": %d, \"max_points\": %d",
             verdict_name(t->v), report_json_escape(t->msg, esc, sizeof esc),
             results_points(spec, s, k, t), results_test_max(spec, s, k, t));
+    if (t->v == V_SETUP_ERROR) /* whose fault: grader/batch leaves the grader's ungraded */
+        fprintf(f, ", \"fault\": \"%s\"", t->fault == FAULT_SUBMISSION ? "submission" : "grader");
     if (t->kernels[0])
         fprintf(f, ", \"kernels\": \"%s\"", report_json_escape(t->kernels, esc, sizeof esc));
     if (t->missing_technique[0])

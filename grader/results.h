@@ -17,11 +17,18 @@
 
 enum test_kind { TEST_CORRECT = 0, TEST_PERF = 1, TEST_KINDS = 2 };
 enum test_state { STATE_NOT_STARTED = 0, STATE_RUNNING, STATE_FINISHED };
+/* Whose a SETUP ERROR is. The grader's unless shown otherwise: a grader
+ * fault is never charged to a student. */
+enum setup_fault { FAULT_GRADER = 0, FAULT_SUBMISSION = 1 };
 enum test_phase { PHASE_START = 0, PHASE_LOAD, PHASE_SETUP, PHASE_RUN, PHASE_CHECK, PHASE_TIMING };
 
 typedef struct test_record {
     int state;   /* enum test_state */
     int graded;  /* a Check test exists for it in this run */
+    /* SETUP ERROR only: 1 when it happened after the lab library was loaded
+     * (its code may have caused it); the parent then decides whose it is. */
+    int after_library;
+    int fault;   /* SETUP ERROR only: enum setup_fault, decided by the parent */
     verdict v;
     int size;    /* size index being worked on (or that failed), -1 = none */
     int phase;   /* enum test_phase */

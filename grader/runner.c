@@ -21,6 +21,7 @@
 #include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
+#include "probe.h"
 #include "sandbox.h"
 #include "timings.h"
 
@@ -84,6 +85,10 @@ static void rec_progress(test_record *rec, int size, int phase)
 
 /* Ends the test: records the verdict, then either leaves with the pass code
  * or fails the Check test with the message. Never returns. */
+/* Set in the child once the lab library is about to be loaded: code of the
+ * submission may have run from then on (its constructors first). */
+static int library_loaded;
+
 __attribute__((noreturn, format(printf, 3, 4))) static void finish(test_record *rec, verdict v,
                                                                    const char *fmt, ...)
 {
@@ -95,6 +100,7 @@ __attribute__((noreturn, format(printf, 3, 4))) static void finish(test_record *
     tm_enter(TM_OTHER);
     results_open();
     rec->v = v;
+    rec->after_library = v == V_SETUP_ERROR && library_loaded;
     snprintf(rec->msg, sizeof rec->msg, "%s", msg);
     tm_totals(rec->tm);
     rec->state = STATE_FINISHED;
@@ -241,10 +247,9 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     rec_progress(rec, -1, PHASE_LOAD);
     rng_seed(&env->rng, rng_derive(run->seed, 7000u + 100u * (uint64_t)kind + (uint64_t)stage));
     rng_seed(&env->patch_rng, rng_derive(run->seed, 9000u + 100u * (uint64_t)kind + (uint64_t)stage));
-    child_sandbox(run, rec);
-    env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
-    if (!env->lib)
-        finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
+    /* CUDA first, before any code of the library runs: a constructor that
+     * hides the GPU (CUDA_VISIBLE_DEVICES) or resets it then changes nothing
+     * here, and a failure up to this point is the grader's or the machine's. */
     cudaError_t err = cudaSetDevice(0);
     if (err == cudaSuccess)
         err = devinfo_query(&env->dev, 0);
@@ -257,6 +262,11 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     if (err != cudaSuccess)
         finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
                cudaGetErrorString(err));
+    child_sandbox(run, rec);
+    library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
+    env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
+    if (!env->lib)
+        finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
     tm_enter(TM_OTHER);
     return rec;
 }
@@ -896,4 +906,39 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
     if (stream)
         cudaStreamDestroy(stream);
     return rc;
+}
+
+/* Parent side, after the run: a SETUP ERROR before the lab library was
+ * loaded is the grader's (or the machine's). One after it may be the
+ * library's doing (a constructor that takes the GPU's memory, resets it or
+ * removes a file the grader needs): it counts as the submission's when the
+ * GPU still works without the library (a fresh probe, in a child of its
+ * own), and as the grader's otherwise. */
+void runner_settle_faults(const lab_spec *spec, lab_results *res)
+{
+    int probed = 0, gpu_ok = 0;
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int k = 0; k < TEST_KINDS; k++) {
+            test_record *t = &res->t[s][k];
+            if (!t->graded || t->v != V_SETUP_ERROR)
+                continue;
+            t->fault = FAULT_GRADER;
+            if (!t->after_library)
+                continue;
+            if (!probed) {
+                devinfo d;
+                char err[256];
+                gpu_ok = probe_gpu(&d, err, sizeof err) == 0;
+                probed = 1;
+            }
+            if (!gpu_ok)
+                continue;
+            t->fault = FAULT_SUBMISSION;
+            size_t len = strlen(t->msg);
+            snprintf(t->msg + len, sizeof t->msg - len,
+                     ". This happened after your library was loaded, and the GPU works without it "
+                     "(checked again), so it counts as your submission's: look at what your code "
+                     "does when it is loaded or called (constructors, cudaDeviceReset, "
+                     "environment variables, memory it holds)");
+        }
 }

@@ -106,4 +106,9 @@ int runner_sandbox_child(test_record *rec, char *err, size_t errn);
 int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t seed, char *msg,
                     size_t msgn);
 
+/* Parent side, after the run: decides whose each SETUP ERROR is
+ * (test_record.fault) and says so in its message when it is the
+ * submission's. */
+void runner_settle_faults(const lab_spec *spec, lab_results *res);
+
 #endif

@@ -201,23 +201,29 @@ static const char fake_grade[] =
     "  *crash*) kill -SEGV $$ ;;\n"
     "  *hang*) exec sleep 60 ;;\n"
     "  *silent*) exit 0 ;;\n"
-    "  *ceiling*) v='SETUP ERROR' score=0 code=1\n"
+    "  *ceiling*) v='SETUP ERROR' score=0 code=1 fault=grader\n"
     "     m='cannot load /w/build/ceilings/lab2.so (No such file, or worse): run make again' ;;\n"
-    "  *renamed*) v='SETUP ERROR' score=30 code=1\n"
+    "  *renamed*) v='SETUP ERROR' score=30 code=1 fault=submission\n"
     "     m='the lab library has no function reduce_interleaved() (stage 1)' ;;\n"
+    "  *hidesgpu*) v='SETUP ERROR' score=0 code=1 fault=submission\n"
+    "     m='could not allocate the input buffer: cudaErrorMemoryAllocation (out of memory). "
+    "This happened after your library was loaded' ;;\n"
+    "  *realfault*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE2\" --json \"$json\" ;;\n"
     "  *real*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE\" --json \"$json\" ;;\n"
     "  *) exit 3 ;;\n"
     "esac\n"
     "printf '{\"seed\": \"0x5\", \"labs\": [\\n  {\"lab\": 2, \"stages\": [\\n    {\"stage\": 1, "
     "\"correctness\": {\"verdict\": \"%s\", \"message\": \"%s\", \"points\": 0, \"max_points\": "
-    "10}}]}],\\n \"score\": %s, \"max_score\": 110}\\n' \"$v\" \"$m\" \"$score\" > \"$json\"\n"
+    "10, \"fault\": \"%s\"}}]}],\\n \"score\": %s, \"max_score\": 110}\\n' \"$v\" \"$m\" "
+    "\"$fault\" \"$score\" > \"$json\"\n"
     "exit $code\n";
 
 START_TEST(batch_books_grader_faults)
 {
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *kinds[] = {"crash", "hang", "silent", "ceiling", "renamed", "odd", "real"};
+    const char *kinds[] = {"crash",    "hang", "silent", "ceiling",  "renamed",
+                           "hidesgpu", "odd",  "real",   "realfault"};
     char cmd[4096];
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         snprintf(cmd, sizeof cmd,
@@ -245,6 +251,21 @@ START_TEST(batch_books_grader_faults)
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(report_json_run(f, specs, &res, 1, NULL, 0x5, NULL, 1.5), 0);
     fclose(f);
+    /* "realfault": the same run with a SETUP ERROR of the grader's in stage 1
+     * (before the library was loaded), in the real format. */
+    char fixture2[400];
+    snprintf(fixture2, sizeof fixture2, "%s/fixture2.json", dir);
+    static lab_results res2;
+    fixture_results(&res2);
+    res2.t[1][TEST_CORRECT].v = V_SETUP_ERROR; /* stage 1 passed in the first */
+    res2.t[1][TEST_CORRECT].fault = FAULT_GRADER;
+    snprintf(res2.t[1][TEST_CORRECT].msg, sizeof res2.t[1][TEST_CORRECT].msg,
+             "could not start CUDA: cudaErrorNoDevice (no \"CUDA-capable\" device)");
+    f = fopen(fixture2, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(report_json_run(f, specs, &res2, 1, NULL, 0x5, NULL, 1.5), 0);
+    fclose(f);
+    setenv("CUDA_LABS_FIXTURE2", fixture2, 1);
     ck_assert_ptr_nonnull(realpath(grade_path(), real));
     setenv("CUDA_LABS_REAL_GRADE", real, 1);
     setenv("CUDA_LABS_FIXTURE", fixture, 1);
@@ -259,9 +280,12 @@ START_TEST(batch_books_grader_faults)
                    "/w/build/ceilings/lab2.so (No such file, or worse): run make again\"\n");
     BOOK_HAS(book, "odd,lab2,,,not graded: the grader failed (exit 3)\n");
     BOOK_HAS(book, "renamed,lab2,30,110,some tests failed\n");
+    BOOK_HAS(book, "hidesgpu,lab2,0,110,some tests failed\n"); /* the submission's doing */
+    BOOK_HAS(book, "realfault,lab2,,,\"not graded: SETUP ERROR on the grader's side: could not "
+                   "start CUDA: cudaErrorNoDevice (no \\\"\"CUDA-capable\\\"\" device)\"\n");
     BOOK_HAS(book, "real,lab2,40,70,some tests failed\n");
     /* One line at the end, each reason once. */
-    HAS("batch: 5 of 7 students not graded because of a fault on the grader's side");
+    HAS("batch: 6 of 9 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
     ck_assert_int_eq(remove_tree(dir), 0);
