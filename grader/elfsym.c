@@ -14,9 +14,10 @@ static int in_file(size_t size, Elf64_Off off, Elf64_Xword len)
     return off <= size && len <= size - off;
 }
 
-int elf_each_dynsym(const char *path,
-                    void (*fn)(const char *name, int defined, int is_function, void *arg),
-                    void *arg, char *err, size_t errn)
+/* Walks the symbols of every table of the given section type (SHT_DYNSYM or
+ * SHT_SYMTAB); *found tells whether the library has such a table. */
+static int each_symbol(const char *path, unsigned type, const elf_symbol_fn fn, void *arg,
+                       int *found_out, char *err, size_t errn)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
@@ -55,7 +56,7 @@ int elf_each_dynsym(const char *path,
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(p + eh->e_shoff);
     int found = 0;
     for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_DYNSYM)
+        if (sh[i].sh_type != type)
             continue;
         found = 1;
         if (sh[i].sh_link >= eh->e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
@@ -77,18 +78,58 @@ int elf_each_dynsym(const char *path,
             const char *name = names + syms[k].st_name;
             if (!memchr(name, '\0', strs->sh_size - syms[k].st_name))
                 continue;
-            fn(name, syms[k].st_shndx != SHN_UNDEF, ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC,
-               arg);
+            elf_symbol e = {name, syms[k].st_shndx != SHN_UNDEF,
+                            ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC,
+                            ELF64_ST_BIND(syms[k].st_info) == STB_LOCAL, type == SHT_SYMTAB};
+            fn(&e, arg);
         }
     }
-    if (!found) {
-        snprintf(err, errn, "%s has no dynamic symbol table", path);
-        goto done;
-    }
+    *found_out = found;
     rc = 0;
 done:
     munmap((void *)p, size);
     return rc;
+}
+
+int elf_each_symbol(const char *path, int tables, elf_symbol_fn fn, void *arg, char *err,
+                    size_t errn)
+{
+    int found = 0, rc = 1;
+    if (tables & ELF_DYNSYM) {
+        if (each_symbol(path, SHT_DYNSYM, fn, arg, &found, err, errn) != 0)
+            return -1;
+        if (!found) {
+            snprintf(err, errn, "%s has no dynamic symbol table", path);
+            return -1;
+        }
+    }
+    if (tables & ELF_SYMTAB) {
+        if (each_symbol(path, SHT_SYMTAB, fn, arg, &found, err, errn) != 0)
+            return -1;
+        if (found)
+            rc = 0;
+    } else
+        rc = 0;
+    return rc;
+}
+
+typedef struct dyn_arg {
+    void (*fn)(const char *name, int defined, int is_function, void *arg);
+    void *arg;
+} dyn_arg;
+
+static void dyn_visit(const elf_symbol *e, void *arg)
+{
+    dyn_arg *d = arg;
+    d->fn(e->name, e->defined, e->is_function, d->arg);
+}
+
+int elf_each_dynsym(const char *path,
+                    void (*fn)(const char *name, int defined, int is_function, void *arg),
+                    void *arg, char *err, size_t errn)
+{
+    dyn_arg d = {fn, arg};
+    return elf_each_symbol(path, ELF_DYNSYM, dyn_visit, &d, err, errn) < 0 ? -1 : 0;
 }
 
 struct find_arg {

@@ -12,6 +12,7 @@ Suite *make_options_suite(void);
 Suite *make_results_suite(void);
 Suite *make_report_suite(void);
 Suite *make_elfsym_suite(void);
+Suite *make_policy_suite(void);
 Suite *make_labs_suite(void);
 Suite *make_reduce_suite(void);
 Suite *make_shuffle_suite(void);
