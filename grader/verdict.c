@@ -25,6 +25,7 @@ const char *verdict_name(verdict v)
         [V_NO_TECHNIQUE] = "TECHNIQUE MISSING",
         [V_SANITIZER] = "SANITIZER FINDING",
         [V_NOT_AVAILABLE] = "NOT AVAILABLE",
+        [V_REJECTED] = "REJECTED",
     };
     if ((int)v < 0 || v >= V_COUNT || !names[v])
         return "UNKNOWN";
