@@ -19,8 +19,9 @@ int launch_trace_last(launch_config *last);
 
 /* The distinct kernels launched since the reset (at most this many), as
  * comma-separated mangled names, written into buf (at most n bytes, cut
- * short when longer); returns the length they needed. Empty when the CUDA
- * runtime launches without __cudaLaunchKernel (before CUDA 13). */
+ * short when longer); returns the length they needed. CUDA 13's <<<...>>>
+ * goes through __cudaLaunchKernel, older runtimes' through cudaLaunchKernel:
+ * the trace sees both. */
 #define LAUNCH_TRACE_MAX_NAMES 8
 size_t launch_trace_kernels(char *buf, size_t n);
 /* How many distinct kernels were launched since the reset, named or not. */
