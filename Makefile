@@ -57,7 +57,7 @@ AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 # ---- sources ---------------------------------------------------------------------
 COMMON_SRC := common/par.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/timings.c grader/patch.c \
+              grader/gbuf.c grader/elfsym.c grader/borrowed.c grader/hostcode.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/timings.c grader/patch.c \
               grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
@@ -182,6 +182,11 @@ build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
 build/adversarial/gemm_calls_cublas.so: ADVERSARIAL_LINK := -lcublas
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
+# Libraries the contract check's tests read (grader/tests/check_policy.c).
+build/tests/policy/%.so: grader/tests/policy/%.cu | check-nvcc
+	@mkdir -p build/tests/policy
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
+POLICY_LIBS := $(patsubst grader/tests/policy/%.cu,build/tests/policy/%.so,$(wildcard grader/tests/policy/*.cu))
 
 # A student copy (make student-repo) has neither the repository's tests nor
 # the solutions: say so instead of failing on a missing file.
@@ -200,7 +205,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs; without a GPU it changes
 # nothing. The whole output is also kept in build/test.log.
-test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
+test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@set -o pipefail; TEST_LABS="$(TEST_LABS)" build/tests/run_tests 2>&1 | tee build/test.log
 
 # make stability RUNS=10: the solutions of every lab graded RUNS times with
@@ -230,7 +235,7 @@ $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: grade $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(CEILING_LIBS)
+coverage: grade $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab

@@ -10,10 +10,13 @@
 #include "launch_trace.h"
 
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
+
+#include "borrowed.h"
 
 struct CUstream_st;
 typedef unsigned (*push_fn)(dim3, dim3, size_t, struct CUstream_st *);
@@ -31,13 +34,50 @@ static struct {
     const void *fn;
 } known[MAX_KERNELS];
 static int n_known;
-static cudaKernel_t launched[LAUNCH_TRACE_MAX_NAMES];
+/* A launched kernel: its handle (<<<...>>> in CUDA 13) or its host function
+ * (cudaLaunchKernel and the like). */
+typedef struct launched_kernel {
+    cudaKernel_t handle;
+    const void *fn;
+} launched_kernel;
+static launched_kernel launched[LAUNCH_TRACE_MAX_NAMES];
 static int n_launched;
+
+/* The stream every launch must use while expecting is set, and the first
+ * launch, memset or copy seen on another one. */
+static int expecting;
+static cudaStream_t expected;
+static struct {
+    int seen;
+    char what[48];
+    launched_kernel kernel;
+    cudaStream_t stream;
+    int per_thread; /* an entry point of --default-stream per-thread: 0 means its stream */
+} foreign;
 
 void launch_trace_reset(void)
 {
     launches = 0;
     n_launched = 0;
+    foreign.seen = 0;
+}
+
+void launch_trace_expect_stream(int on, void *stream)
+{
+    expecting = on;
+    expected = (cudaStream_t)stream;
+}
+
+static void note_stream(const char *what, cudaKernel_t handle, const void *fn, cudaStream_t stream,
+                        int per_thread)
+{
+    if (!expecting || foreign.seen || (stream == expected && !(per_thread && !stream)))
+        return;
+    foreign.seen = 1;
+    snprintf(foreign.what, sizeof foreign.what, "%s", what);
+    foreign.kernel = (launched_kernel){handle, fn};
+    foreign.stream = stream;
+    foreign.per_thread = per_thread;
 }
 
 int launch_trace_last(launch_config *out)
@@ -85,13 +125,13 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fn)
     return err;
 }
 
-static void note_launch(cudaKernel_t kernel)
+static void note_launch(cudaKernel_t kernel, const void *fn)
 {
     for (int i = 0; i < n_launched; i++)
-        if (launched[i] == kernel)
+        if (launched[i].handle == kernel && launched[i].fn == fn)
             return;
     if (n_launched < LAUNCH_TRACE_MAX_NAMES)
-        launched[n_launched++] = kernel;
+        launched[n_launched++] = (launched_kernel){kernel, fn};
 }
 
 /* Both entry points below note the kernel and pass the launch on to the
@@ -103,7 +143,8 @@ static cudaError_t forward_launch(launch_fn *real, const char *name, cudaKernel_
         void *sym = real_symbol(name);
         memcpy(real, &sym, sizeof *real);
     }
-    note_launch(kernel);
+    note_launch(kernel, NULL);
+    note_stream("a kernel launch", kernel, NULL, stream, strstr(name, "_ptsz") != NULL);
     return *real ? (*real)(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
 }
 
@@ -129,9 +170,139 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, 
                           shared_bytes, stream);
 }
 
+/* The public launch functions and the asynchronous memset and copy: the
+ * same bookkeeping, then the runtime's own function (found once). Their
+ * _ptsz twins are what a file compiled for per-thread default streams calls. */
+#define REAL(type, name)                                                                           \
+    static type real_;                                                                             \
+    if (!real_) {                                                                                  \
+        void *sym = real_symbol(name);                                                             \
+        memcpy(&real_, &sym, sizeof real_);                                                        \
+    }
+
+typedef cudaError_t (*public_launch_fn)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
+typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, void **);
+typedef cudaError_t (*memset_fn)(void *, int, size_t, cudaStream_t);
+typedef cudaError_t (*memcpy_fn)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
+
+static cudaError_t public_launch(const char *name, const void *fn, dim3 grid, dim3 block,
+                                 void **args, size_t shared_bytes, cudaStream_t stream)
+{
+    /* one static pointer per name: the names are few and fixed */
+    static struct {
+        const char *name;
+        public_launch_fn real;
+    } reals[4];
+    public_launch_fn real = NULL;
+    for (int i = 0; i < 4 && !real; i++) {
+        if (!reals[i].name) {
+            void *sym = real_symbol(name);
+            memcpy(&reals[i].real, &sym, sizeof reals[i].real);
+            reals[i].name = name;
+        }
+        if (strcmp(reals[i].name, name) == 0)
+            real = reals[i].real;
+    }
+    last = (launch_config){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes};
+    launches++;
+    note_launch(NULL, fn);
+    note_stream(name, NULL, fn, stream, strstr(name, "_ptsz") != NULL);
+    return real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+}
+
+#define PUBLIC_LAUNCH(name)                                                                        \
+    cudaError_t name(const void *fn, dim3 grid, dim3 block, void **args, size_t shared_bytes,     \
+                     cudaStream_t stream);                                                         \
+    cudaError_t name(const void *fn, dim3 grid, dim3 block, void **args, size_t shared_bytes,     \
+                     cudaStream_t stream)                                                          \
+    {                                                                                              \
+        return public_launch(#name, fn, grid, block, args, shared_bytes, stream);                 \
+    }
+PUBLIC_LAUNCH(cudaLaunchKernel)
+PUBLIC_LAUNCH(cudaLaunchKernel_ptsz)
+PUBLIC_LAUNCH(cudaLaunchCooperativeKernel)
+PUBLIC_LAUNCH(cudaLaunchCooperativeKernel_ptsz)
+
+static cudaError_t launch_ex(launch_ex_fn real, const char *name, const cudaLaunchConfig_t *config,
+                             const void *fn, void **args)
+{
+    if (config) {
+        last = (launch_config){{config->gridDim.x, config->gridDim.y, config->gridDim.z},
+                               {config->blockDim.x, config->blockDim.y, config->blockDim.z},
+                               config->dynamicSmemBytes};
+        launches++;
+        note_launch(NULL, fn);
+        note_stream(name, NULL, fn, config->stream, strstr(name, "_ptsz") != NULL);
+    }
+    return real ? real(config, fn, args) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fn, void **args)
+{
+    REAL(launch_ex_fn, "cudaLaunchKernelExC")
+    return launch_ex(real_, "cudaLaunchKernelExC", config, fn, args);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *fn,
+                                     void **args);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *fn, void **args)
+{
+    REAL(launch_ex_fn, "cudaLaunchKernelExC_ptsz")
+    return launch_ex(real_, "cudaLaunchKernelExC_ptsz", config, fn, args);
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
+{
+    REAL(memset_fn, "cudaMemsetAsync")
+    note_stream("cudaMemsetAsync", NULL, NULL, stream, 0);
+    return real_ ? real_(p, value, bytes, stream) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *p, int value, size_t bytes, cudaStream_t stream);
+cudaError_t cudaMemsetAsync_ptsz(void *p, int value, size_t bytes, cudaStream_t stream)
+{
+    REAL(memset_fn, "cudaMemsetAsync_ptsz")
+    note_stream("cudaMemsetAsync", NULL, NULL, stream, 1);
+    return real_ ? real_(p, value, bytes, stream) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                            cudaStream_t stream)
+{
+    REAL(memcpy_fn, "cudaMemcpyAsync")
+    note_stream("cudaMemcpyAsync", NULL, NULL, stream, 0);
+    return real_ ? real_(dst, src, bytes, kind, stream) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t bytes,
+                                 enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t bytes,
+                                 enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    REAL(memcpy_fn, "cudaMemcpyAsync_ptsz")
+    note_stream("cudaMemcpyAsync", NULL, NULL, stream, 1);
+    return real_ ? real_(dst, src, bytes, kind, stream) : cudaErrorNotSupported;
+}
+
 int launch_trace_kernel_count(void)
 {
     return n_launched;
+}
+
+/* The mangled name of a launched kernel, or NULL. */
+static const char *kernel_name(const launched_kernel *k)
+{
+    const void *fn = k->fn;
+    for (int i = 0; i < n_known && !fn && k->handle; i++)
+        if (known[i].handle == k->handle)
+            fn = known[i].fn;
+    Dl_info info;
+    const char *name = NULL;
+    if (fn && dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn)
+        return info.dli_sname; /* the kernel's mangled name: its host stub's symbol */
+    if (fn && cudaFuncGetName(&name, fn) == cudaSuccess)
+        return name;
+    return NULL;
 }
 
 size_t launch_trace_kernels(char *buf, size_t n)
@@ -140,16 +311,7 @@ size_t launch_trace_kernels(char *buf, size_t n)
     if (n)
         buf[0] = '\0';
     for (int i = 0; i < n_launched; i++) {
-        const void *fn = NULL;
-        for (int k = 0; k < n_known && !fn; k++)
-            if (known[k].handle == launched[i])
-                fn = known[k].fn;
-        Dl_info info;
-        const char *name = NULL;
-        if (fn && dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn)
-            name = info.dli_sname; /* the kernel's mangled name: its host stub's symbol */
-        else if (fn && cudaFuncGetName(&name, fn) != cudaSuccess)
-            name = NULL;
+        const char *name = kernel_name(&launched[i]);
         if (!name)
             continue;
         int w = snprintf(used < n ? buf + used : NULL, used < n ? n - used : 0, "%s%s",
@@ -158,4 +320,37 @@ size_t launch_trace_kernels(char *buf, size_t n)
             used += (size_t)w;
     }
     return used;
+}
+
+const char *launch_trace_borrowed(char *shown, size_t n)
+{
+    for (int i = 0; i < n_launched; i++) {
+        const char *name = kernel_name(&launched[i]);
+        const char *lib = name ? borrowed_library(name, shown, n) : NULL;
+        if (lib)
+            return lib;
+    }
+    return NULL;
+}
+
+int launch_trace_foreign_stream(char *msg, size_t n)
+{
+    if (!foreign.seen)
+        return 0;
+    char which[64];
+    uintptr_t s = (uintptr_t)foreign.stream;
+    if (foreign.per_thread && s == 0)
+        snprintf(which, sizeof which, "the per-thread default stream");
+    else if (s == 0)
+        snprintf(which, sizeof which, "the default stream (0)");
+    else if (s == (uintptr_t)cudaStreamLegacy)
+        snprintf(which, sizeof which, "cudaStreamLegacy");
+    else if (s == (uintptr_t)cudaStreamPerThread)
+        snprintf(which, sizeof which, "cudaStreamPerThread");
+    else
+        snprintf(which, sizeof which, "a stream the grader did not give it");
+    const char *name = foreign.kernel.handle || foreign.kernel.fn ? kernel_name(&foreign.kernel)
+                                                                   : NULL;
+    snprintf(msg, n, "%s%s%s on %s", foreign.what, name ? " of " : "", name ? name : "", which);
+    return 1;
 }

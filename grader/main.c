@@ -827,6 +827,10 @@ static int grade_main(int argc, char **argv)
             return EXIT_FAILED;
         char why[512];
         int refused = policy_check(libs[i], specs[i]->forbidden_calls, why, sizeof why);
+        if (refused == POLICY_SETUP) {
+            say(stdout, "grade: cannot check %s: %s.\nNothing was graded.\n", libs[i], why);
+            return EXIT_FAILED;
+        }
         if (refused != 0) {
             say(stdout, "grade: %s is REJECTED: %s\nNothing was graded.\n", libs[i], why);
             return EXIT_FAILED;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "borrowed.h"
 #include "elfsym.h"
+#include "hostcode.h"
 
 typedef policy_rule rule;
 
@@ -70,6 +72,26 @@ static const rule no_call[] = {
     {"setrlimit", "a lab library may not change resource limits", NULL},
     {"prlimit", "a lab library may not change resource limits", NULL},
     {"prctl", "a lab library may not change its process", NULL},
+    {"syscall", "a lab library may not call the operating system directly", NULL},
+    /* The driver and the loader's lists reach code without dlsym: cuBLAS's
+     * functions, cuMemAlloc and cuStreamCreate (around the rules on
+     * allocation and streams), cuLaunchKernel (around the launch trace).
+     * No lab needs them; one that did would get a helper from the grader. */
+    {"cudaGetDriverEntryPoint*", "a lab library may not fetch CUDA driver functions: use the "
+     "runtime API (cuda...), which the grader can see", NULL},
+    {"cuGetProcAddress*", "a lab library may not fetch CUDA driver functions: use the runtime "
+     "API (cuda...), which the grader can see", NULL},
+    {"cu*", "a CUDA driver function: use the runtime API (cuda...), which the grader can see",
+     NULL},
+    {"cudaGetExportTable", "a lab library may not use the runtime's internal tables", NULL},
+    {"cudaLibraryLoad*", "a lab library may not load other GPU code at run time", NULL},
+    {"dl_iterate_phdr", "a lab library may not look through the libraries loaded in the process",
+     NULL},
+    {"_dl_find_object", "a lab library may not look through the libraries loaded in the process",
+     NULL},
+    {"dladdr", "a lab library may not look through the libraries loaded in the process", NULL},
+    {"dladdr1", "a lab library may not look through the libraries loaded in the process", NULL},
+    {"dlinfo", "a lab library may not look through the libraries loaded in the process", NULL},
     {"cublas*", "the grader owns cuBLAS (the ceiling); the lab is your own kernels", NULL},
     {"cublasLt*", "the grader owns cuBLAS (the ceiling); the lab is your own kernels", NULL},
     {"cudnn*", "the grader owns cuDNN (the ceiling); the lab is your own kernels", NULL},
@@ -138,19 +160,67 @@ static int driver_like(const char *name)
     return name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
 }
 
+/* Data a lab library must not use: the loader's list of loaded libraries. */
+static const rule no_use_data[] = {
+    {"_r_debug", "a lab library may not look through the libraries loaded in the process", NULL},
+    {NULL, NULL, NULL},
+};
+
 typedef struct scan {
     const rule *lab_rules;
     char *why;
     size_t n;
     int rejected;
+    /* A function of CUB, Thrust, CUTLASS or CuTe, a kernel that does the work
+     * preferred (rank_of): reported before any other reason. */
+    const char *borrowed_lib;
+    char borrowed[200];
+    int borrowed_kernel;
 } scan;
 
-static void visit(const char *name, int defined, int is_function, void *arg)
+/* 2: a kernel that does the work; 1: another kernel (CUB's EmptyKernel,
+ * which it launches to learn the GPU's version); 0: a host function. */
+static int rank_of(const char *shown)
+{
+    if (!borrowed_is_kernel_name(shown))
+        return 0;
+    const char *last = strrchr(shown, ':');
+    return strcmp(last ? last + 1 : shown, "EmptyKernel") == 0 ? 1 : 2;
+}
+
+static void note_borrowed(scan *s, const char *name)
+{
+    char shown[200];
+    const char *lib = borrowed_library(name, shown, sizeof shown);
+    if (!lib)
+        return;
+    int kernel = rank_of(shown);
+    if (s->borrowed_lib && kernel <= s->borrowed_kernel)
+        return;
+    s->borrowed_lib = lib;
+    s->borrowed_kernel = kernel;
+    snprintf(s->borrowed, sizeof s->borrowed, "%s", shown);
+}
+
+static void visit(const elf_symbol *e, void *arg)
 {
     scan *s = arg;
-    if (s->rejected || !is_function)
+    const char *name = e->name;
+    if (e->is_function && e->defined)
+        note_borrowed(s, name);
+    if (s->rejected)
         return;
-    if (defined) {
+    if (!e->is_function) {
+        for (const rule *r = no_use_data; r->pattern && !e->defined; r++)
+            if (matches(r->pattern, name)) {
+                snprintf(s->why, s->n, "it uses %s: %s.", name, r->why);
+                s->rejected = 1;
+            }
+        return;
+    }
+    if (e->from_symtab) /* the rules below are about what the library exports and imports */
+        return;
+    if (e->defined) {
         for (const rule *r = no_define; r->pattern; r++) {
             if (!matches(r->pattern, name))
                 continue;
@@ -166,20 +236,56 @@ static void visit(const char *name, int defined, int is_function, void *arg)
     const rule *lists[2] = {no_call, s->lab_rules};
     for (int l = 0; l < 2; l++)
         for (const rule *r = lists[l]; r && r->pattern; r++)
-            if (matches(r->pattern, name)) {
+            if (matches(r->pattern, name) &&
+                (strcmp(r->pattern, "cu*") != 0 || driver_like(name))) {
                 snprintf(s->why, s->n, "it calls %s(): %s.", r->shown ? r->shown : name, r->why);
                 s->rejected = 1;
                 return;
             }
 }
 
+int policy_check_function(const char *name, int defined, const policy_rule *lab_rules, char *why,
+                          size_t n)
+{
+    scan s = {lab_rules, why, n, 0, NULL, "", 0};
+    elf_symbol e = {name, defined, 1, 0, 0};
+    why[0] = '\0';
+    visit(&e, &s);
+    if (s.borrowed_lib && !s.rejected)
+        snprintf(why, n, "it holds %s, from %s", s.borrowed, s.borrowed_lib);
+    return s.rejected || s.borrowed_lib;
+}
+
 int policy_check(const char *lib, const policy_rule *lab_rules, char *why, size_t n)
 {
-    scan s = {lab_rules, why, n, 0};
+    scan s = {lab_rules, why, n, 0, NULL, "", 0};
     char err[512];
-    if (elf_each_dynsym(lib, visit, &s, err, sizeof err) != 0) {
+    int rc = elf_each_symbol(lib, ELF_DYNSYM | ELF_SYMTAB, visit, &s, err, sizeof err);
+    if (rc < 0) {
         snprintf(why, n, "%s", err);
         return -1;
     }
-    return s.rejected ? 1 : 0;
+    if (s.borrowed_lib) { /* the most telling reason, before a call it makes (NVTX's dlsym) */
+        int cub = strcmp(s.borrowed_lib, "CUB") == 0 || strcmp(s.borrowed_lib, "Thrust") == 0;
+        snprintf(why, n,
+                 "it holds %s, %s from %s's headers (%s): the lab asks for kernels of your own, "
+                 "not a library's.",
+                 s.borrowed, s.borrowed_kernel ? "a kernel compiled in" : "code compiled in",
+                 s.borrowed_lib,
+                 cub ? "cub::DeviceReduce, DeviceScan, DeviceSelect and Thrust's algorithms "
+                       "launch such kernels"
+                     : "CUTLASS's and CuTe's GEMM and convolution templates launch such kernels");
+        return 1;
+    }
+    if (s.rejected)
+        return 1;
+    if (rc == 1) {
+        snprintf(why, n,
+                 "it has no full symbol table (.symtab): it was stripped, so the grader cannot "
+                 "see which kernels it holds. Build it with make, which keeps the table, and do "
+                 "not strip it.");
+        return 1;
+    }
+    rc = hostcode_scan(lib, why, n);
+    return rc < 0 ? POLICY_SETUP : rc;
 }

@@ -21,6 +21,7 @@
 #include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
+#include "policy.h"
 #include "probe.h"
 #include "sandbox.h"
 #include "timings.h"
@@ -316,9 +317,13 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     if (spec->host_timed) /* the stage's own streams would not wait for the flush */
         cudaStreamSynchronize(env->stream);
     gpu_timer_start(&env->timer, env->stream);
+    /* Stages of labs that run on the grader's stream launch nothing elsewhere. */
+    launch_trace_expect_stream(stage >= 0 && spec->forbidden_calls == policy_stream_stage_rules,
+                               env->stream);
     double t0 = wall_ms();
     cr->status = stage >= 0 ? spec->call(ctx, stage, fn, env->stream)
                             : spec->call_ceiling(ctx, owner, env->stream);
+    launch_trace_expect_stream(0, NULL);
     gpu_timer_stop(&env->timer, env->stream);
     cr->launch = cudaGetLastError();
     cr->sync = cudaDeviceSynchronize();
@@ -338,6 +343,34 @@ static void note_kernels(test_record *rec)
     results_open();
     results_merge_names(rec->kernels, sizeof rec->kernels, names);
     results_close();
+}
+
+/* What the launch trace saw the stage do that it must not: launch a kernel
+ * of CUB, Thrust, CUTLASS or CuTe (the symbol check before grading sees
+ * those first; this holds for kernels it could not see), or put work on
+ * another stream than the one it was given. 0 when neither. */
+static int launch_trace_refused(const lab_spec *spec, int stage, check_outcome *out)
+{
+    char what[320];
+    const char *lib = launch_trace_borrowed(what, sizeof what);
+    if (lib) {
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) launched %s, a kernel of %s: the lab asks for a kernel of your "
+                 "own. Write the stage's kernels yourself.",
+                 stage, spec->stages[stage].title, what, lib);
+        return -1;
+    }
+    if (launch_trace_foreign_stream(what, sizeof what)) {
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) put %s, not on the stream it was given: work on another stream "
+                 "escapes the grader's timing. Launch every kernel, memset and copy on the "
+                 "stage's stream argument.",
+                 stage, spec->stages[stage].title, what);
+        return -1;
+    }
+    return 0;
 }
 
 /* Turns a call's status and CUDA errors into an outcome; 0 when all is well. */
@@ -384,6 +417,8 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
                  spec->number);
         return -1;
     }
+    if (stage >= 0 && launch_trace_refused(spec, stage, out) != 0)
+        return -1;
     if (stage >= 0 && cr->status != STATUS_OK) {
         out->v = V_STAGE_ERROR;
         if (cr->status == STATUS_ERROR)

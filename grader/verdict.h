@@ -27,7 +27,8 @@ typedef enum verdict {
     V_NO_TECHNIQUE,    /* correct, but its kernels lack the technique an instructor requires */
     V_SANITIZER,       /* correct, but compute-sanitizer found a problem (an instructor requires it clean) */
     V_NOT_AVAILABLE,   /* not graded: the stage's technique needs a newer GPU; no points either way */
-    V_REJECTED,        /* the sandbox refused a system call of the lab library (tampering) */
+    V_REJECTED,        /* the stage did what the contract forbids: a call the sandbox refused
+                          (tampering), a library's kernel, work on another stream */
     V_COUNT
 } verdict;
 

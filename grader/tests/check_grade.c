@@ -24,7 +24,7 @@
 
 #define OUT_MAX (256 * 1024)
 #define ADV_DIR "grader/tests/adversarial"
-#define MAX_CASES 64
+#define MAX_CASES 128
 
 const char *grade_path(void)
 {

@@ -4,6 +4,7 @@
  * the launch itself fails, after the configuration was recorded; with one
  * it runs, on buffers of its own). */
 #include <dlfcn.h>
+#include <stdint.h>
 
 #include <cuda_runtime.h>
 
@@ -58,11 +59,76 @@ START_TEST(records_grid_and_block)
 }
 END_TEST
 
+/* Stands for a kernel: only its address is passed on (and fails without a GPU). */
+static void side_kernel(void) {}
+
+/* The trace sees the stream of every launch, memset and copy while a stage
+ * runs; without a GPU the calls fail after the trace saw them. */
+START_TEST(sees_other_streams)
+{
+    void *lib = dlopen("build/solutions/lab1.so", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    void *sym = dlsym(lib, "transpose_naive_read");
+    transpose_fn fn;
+    memcpy(&fn, &sym, sizeof fn);
+    cudaStream_t given = (cudaStream_t)(uintptr_t)0x5a5a0; /* never used by CUDA: only compared */
+    char msg[256];
+
+    /* Not expecting: nothing is held against any stream. */
+    launch_trace_reset();
+    fn(NULL, NULL, 100, 200, 0);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 0);
+
+    /* <<<...>>> on the default stream while the stage had another one. */
+    launch_trace_reset();
+    launch_trace_expect_stream(1, NULL);
+    fn(NULL, NULL, 100, 200, 0);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 0); /* 0 was the given one */
+    launch_trace_expect_stream(1, (void *)given);
+    fn(NULL, NULL, 100, 200, 0);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_msg(strncmp(msg, "a kernel launch", 15) == 0 &&
+                      strstr(msg, "on the default stream (0)"),
+                  "%s", msg);
+
+    /* The public launch function, memset and copy, on the named streams. */
+    launch_trace_reset();
+    dim3 one = {1, 1, 1}, warp = {32, 1, 1};
+    void *fp;
+    void (*k)(void) = side_kernel;
+    memcpy(&fp, &k, sizeof fp);
+    cudaLaunchKernel(fp, one, warp, NULL, 0, cudaStreamLegacy);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_msg(strncmp(msg, "cudaLaunchKernel", 16) == 0 && strstr(msg, "on cudaStreamLegacy"),
+                  "%s", msg);
+    launch_trace_reset();
+    cudaMemsetAsync(NULL, 0, 4, cudaStreamPerThread);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "cudaMemsetAsync on cudaStreamPerThread");
+    launch_trace_reset();
+    cudaMemcpyAsync(NULL, NULL, 4, cudaMemcpyDeviceToDevice, (cudaStream_t)(uintptr_t)0x77770);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "cudaMemcpyAsync on a stream the grader did not give it");
+
+    /* The given stream is fine; a reset forgets what was seen. */
+    launch_trace_reset();
+    fn(NULL, NULL, 100, 200, given);
+    cudaMemsetAsync(NULL, 0, 4, given);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 0);
+    launch_trace_expect_stream(0, NULL);
+    cudaMemsetAsync(NULL, 0, 4, cudaStreamPerThread);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 0);
+    /* The solution's kernels are its own. */
+    ck_assert_ptr_null(launch_trace_borrowed(msg, sizeof msg));
+}
+END_TEST
+
 Suite *make_launch_trace_suite(void)
 {
     Suite *s = suite_create("launch_trace");
     TCase *tc = tcase_create("launch_trace");
     tcase_add_test(tc, records_grid_and_block);
+    tcase_add_test(tc, sees_other_streams);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,6 +13,7 @@ Suite *make_results_suite(void);
 Suite *make_report_suite(void);
 Suite *make_elfsym_suite(void);
 Suite *make_sandbox_suite(void);  /* full RELRO, and the grading child's seccomp filter */
+Suite *make_policy_suite(void);    /* the contract check: borrowed kernels, back doors, raw system calls */
 Suite *make_labs_suite(void);
 Suite *make_reduce_suite(void);
 Suite *make_shuffle_suite(void);
