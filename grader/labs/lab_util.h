@@ -9,6 +9,7 @@
 
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../patch.h"
 
 /* Fills out with a SETUP ERROR "out of host memory<for_what>"; returns -1. */
 int lab_no_memory(check_outcome *out, const char *for_what);
@@ -40,6 +41,19 @@ long long lab_input_changed(const gbuf *b, const void *original, size_t bytes, v
 int lab_inputs_unchanged(int n, const gbuf *const *bufs, const void *const *hosts,
                          const size_t *bytes, const char *const *names, const char *advice,
                          check_outcome *out);
+
+/* Timed calls (grader/patch.h). lab_unpatch writes the words patch p
+ * replaced in d_buf back from the host copy h and forgets the patch (a
+ * prepare that does not reload the whole input); 0, or -1 with out filled.
+ * lab_patched_unchanged checks on the GPU that b (words long, rows of `cols`
+ * words) holds d_orig, the copy it was loaded from, plus exactly the patch:
+ * 0; else -1 with INPUT MODIFIED, "<name> was changed during a timed call,
+ * first at element e (<name>[row][col]): it held x and now holds y.
+ * <advice>" (or another verdict when the check fails). */
+int lab_unpatch(patch_set *p, void *d_buf, const void *h, cudaStream_t s, check_outcome *out);
+int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const void *h,
+                          size_t words, size_t cols, const char *name, const char *advice,
+                          cudaStream_t s, check_outcome *out);
 
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
