@@ -153,6 +153,7 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
     if (compare_all_within(exact, scale, got, n, output_tolerance, l)) /* the common case */
         return V_PASS;
     size_t wrong = 0, unwritten = 0, nans = 0, border = 0, first = n;
+    double worst_rel = 0; /* the largest error of a wrong output, in units of its scale */
     for (size_t e = 0; e < n; e++) {
         float g = got[e];
         int bad = isnan(g) || isinf(g) || fabs((double)g - exact[e]) > conv_tolerance(l, scale[e]);
@@ -165,6 +166,8 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
             unwritten++;
         else if (isnan(g) || isinf(g))
             nans++;
+        else if (scale[e] > 0)
+            worst_rel = fmax(worst_rel, fabs((double)g - exact[e]) / scale[e]);
         int pp = (int)(e / Q % P), q = (int)(e % Q);
         border += on_padded_border(l, pp, q, P, Q);
     }
@@ -209,6 +212,10 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
                  " Every wrong output is on the border the padding reaches (pad = %d): inputs "
                  "outside the image must count as 0, and the window starts at p * stride - pad.",
                  l->pad);
+    else if (worst_rel <= 4.0 * ldexp(1.0, -11)) /* within what 10-bit mantissas give */
+        snprintf(why, sizeof why,
+                 " The errors are small but far above float32 rounding: are the input and the "
+                 "filter rounded to a lower precision (FP16, BF16, TF32 tensor cores)?");
     snprintf(msg, msgn,
              "%zu of %zu outputs are wrong; the first is out[%d][%d][%d][%d] (n, k, p, q) = %.7g, "
              "expected %.7g.%s",

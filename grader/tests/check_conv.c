@@ -1,5 +1,6 @@
 /* check_conv.c: lab 6's CPU reference and judgement of a convolution. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,24 @@ START_TEST(judgements)
     ck_assert_ptr_nonnull(strstr(msg, "1 of 2304 outputs are wrong; the first is out[0][0][8][4]"));
     f.got[100] = NAN;
     ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_NAN);
+    /* Input and filter rounded to TF32 (10-bit mantissas, to nearest). */
+    float *x = f.x, *w = f.w;
+    size_t nx = (size_t)l.N * l.C * l.H * l.W, nw = (size_t)l.K * l.C * l.R * l.S;
+    f.x = malloc(nx * sizeof(float));
+    f.w = malloc(nw * sizeof(float));
+    for (size_t i = 0; i < nx + nw; i++) {
+        float v = i < nx ? x[i] : w[i - nx];
+        uint32_t b;
+        memcpy(&b, &v, 4);
+        b = (b + 0x1000u) & ~0x1FFFu;
+        memcpy(i < nx ? &f.x[i] : &f.w[i - nx], &b, 4);
+    }
+    direct(&f, 0, 0);
+    free(f.x);
+    free(f.w);
+    f.x = x, f.w = w;
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_WRONG);
+    ck_assert_msg(strstr(msg, "rounded to a lower precision"), "%s", msg);
     memset(f.got, 0xFF, f.n * sizeof(float));
     ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_NOT_WRITTEN);
     drop(&f);
