@@ -15,26 +15,15 @@
 #include "../../../solutions/4-gemm/gemm.cu"
 #undef gemm_tensor_core
 
-__global__ void half_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
-                            const float *__restrict__ B, float beta, float *__restrict__ C)
-{
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    int i = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= M || j >= N)
-        return;
-    float acc = 0.0f;
-    for (int k = 0; k < K; k++)
-        acc = fmaf(__half2float(__float2half_rn(A[(size_t)i * K + k])),
-                   __half2float(__float2half_rn(B[(size_t)k * N + j])), acc);
-    write_c(C, (size_t)i * N + j, acc, alpha, beta);
-}
+#include "rounded_gemm.cuh"
+
+struct to_fp16 {
+    __device__ float operator()(float x) const { return __half2float(__float2half_rn(x)); }
+};
 
 extern "C" lab_status gemm_tensor_core(int M, int N, int K, float alpha, const float *d_A,
                                        const float *d_B, float beta, float *d_C,
                                        cudaStream_t stream)
 {
-    dim3 block(32, 8);
-    dim3 grid(blocks_for(N, 32), blocks_for(M, 8));
-    half_kernel<<<grid, block, 0, stream>>>(M, N, K, alpha, d_A, d_B, beta, d_C);
-    return LAB_OK;
+    return rounded_gemm<to_fp16>(M, N, K, alpha, d_A, d_B, beta, d_C, stream);
 }
