@@ -181,6 +181,7 @@ struct lab_ctx {
     void *d_A0, *d_B0;
     cudaStream_t stream;
     double *save;
+    float *row_max, *col_max; /* of A's rows and B's columns, for the patch values */
     float *h_got;
     void *blas;
     int (*blas_gemm)(void *, int, int, int, int, float, const float *, const float *, float,
@@ -216,6 +217,8 @@ static void teardown(lab_ctx *c)
     if (c->d_B0)
         cudaFree(c->d_B0);
     free(c->save);
+    free(c->row_max);
+    free(c->col_max);
     if (c->h_got)
         free(c->h_got);
     if (c->blas && c->blas_destroy)
@@ -294,21 +297,13 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
     return 0;
 }
 
-/* A patch value for word e of X (rows x cols): about a thousand times the
- * largest magnitude of its row (along_row) or column, either sign. */
-static uint32_t patch_value(const float *X, size_t e, int rows, int cols, int along_row, rng *r)
+/* A patch value: 512 to 1024 times m (the largest magnitude of the row of
+ * A, or the column of B, it goes into), either sign. */
+static uint32_t patch_value(float m, rng *r)
 {
-    size_t i = e / (size_t)cols, j = e % (size_t)cols;
-    float m = 0;
-    if (along_row)
-        for (int k = 0; k < cols; k++)
-            m = fmaxf(m, fabsf(X[i * cols + k]));
-    else
-        for (int k = 0; k < rows; k++)
-            m = fmaxf(m, fabsf(X[(size_t)k * cols + j]));
-    if (m == 0)
-        m = 1;
-    float v = m * rng_uniform(r, 512.0f, 1024.0f) * (rng_below(r, 2) ? -1.0f : 1.0f);
+    float v = (m > 0 ? m : 1.0f) * rng_uniform(r, 512.0f, 1024.0f);
+    if (rng_below(r, 2))
+        v = -v;
     uint32_t w;
     memcpy(&w, &v, 4);
     return w;
@@ -325,16 +320,22 @@ static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcom
             lab_device_copies(&c->d_B0, &h[1], 1, nb * 4, out) != 0)
             return -1;
         c->save = malloc(save * sizeof *c->save);
-        if (!c->save)
+        c->row_max = calloc((size_t)c->M, sizeof *c->row_max);
+        c->col_max = calloc((size_t)c->N, sizeof *c->col_max);
+        if (!c->save || !c->row_max || !c->col_max)
             return lab_no_memory(out, " for the patched rows");
+        for (size_t e = 0; e < na; e++)
+            c->row_max[e / c->K] = fmaxf(c->row_max[e / c->K], fabsf(c->h->A[e]));
+        for (size_t e = 0; e < nb; e++)
+            c->col_max[e % c->N] = fmaxf(c->col_max[e % c->N], fabsf(c->h->B[e]));
     }
     c->stream = s;
     patch_pick(&c->pA, PATCHES, na, r);
     for (int k = 0; k < c->pA.n; k++) /* a row of A: along K */
-        c->pA.val[k] = patch_value(c->h->A, c->pA.idx[k], c->M, c->K, 1, r);
+        c->pA.val[k] = patch_value(c->row_max[c->pA.idx[k] / c->K], r);
     patch_pick(&c->pB, PATCHES, nb, r);
     for (int k = 0; k < c->pB.n; k++) /* a column of B: along K */
-        c->pB.val[k] = patch_value(c->h->B, c->pB.idx[k], c->K, c->N, 0, r);
+        c->pB.val[k] = patch_value(c->col_max[c->pB.idx[k] % c->N], r);
     if (patch_apply(&c->pA, c->A.d, s, out) != 0 || patch_apply(&c->pB, c->B.d, s, out) != 0)
         return -1;
     return 0;
