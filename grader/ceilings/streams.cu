@@ -27,6 +27,37 @@ __global__ void ceiling_poly(const float *__restrict__ x, const float *__restric
     }
 }
 
+/* The grader's check of a heavy stage's every output: the exact value of
+ * out[i] and the scale of its rounding error, in double (as the CPU
+ * reference computes them), against the stage's float; res[0] counts the
+ * outputs off by more than tol_units u scale (NaN counts), res[1] is the
+ * first of them. */
+__global__ void check_poly(const float *__restrict__ x, const float *__restrict__ y,
+                           const float *__restrict__ out, size_t n, double a, int degree,
+                           double tol_units, unsigned long long *res)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    unsigned long long bad = 0, first = ~0ull;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double xi = x[i], ax = fabs(xi), p = ceiling_coeff[degree], s = fabs(p);
+        for (int k = degree - 1; k >= 0; k--) {
+            double c = ceiling_coeff[k];
+            p = fma(p, xi, c);
+            s = fma(s, ax, fabs(c));
+        }
+        double want = a * p + y[i], scale = fabs(a) * s + fabs((double)y[i]);
+        if (!(fabs((double)out[i] - want) <= tol_units * 0x1p-24 * scale)) {
+            bad++;
+            if (i < first)
+                first = i;
+        }
+    }
+    if (bad) {
+        atomicAdd(&res[0], bad);
+        atomicMin(&res[1], first);
+    }
+}
+
 struct streams_ceiling {
     size_t n;
     float a;
@@ -147,4 +178,30 @@ extern "C" double ceiling_streams_time(void *handle, int what, int degree, int r
             best = t;
     }
     return best;
+}
+
+/* Checks every output of a heavy run on the GPU (check_poly): x, y and out
+ * are the stage's host buffers (any kind), copied into the ceiling's device
+ * buffers. res[0]: outputs off by more than (2 degree + 8) u scale; res[1]:
+ * the first of them. 0, or -1 when the check could not run. */
+extern "C" int ceiling_streams_check(void *handle, const float *x, const float *y,
+                                     const float *out, unsigned long long *res)
+{
+    streams_ceiling *c = static_cast<streams_ceiling *>(handle);
+    size_t bytes = c->n * sizeof(float);
+    unsigned long long init[2] = {0, ~0ull}, *d_res = nullptr;
+    bool ok = cudaMalloc(&d_res, sizeof init) == cudaSuccess &&
+              cudaMemcpy(d_res, init, sizeof init, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMemcpy(c->d_x, x, bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMemcpy(c->d_y, y, bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMemcpy(c->d_out, out, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+    if (ok) {
+        check_poly<<<c->grid, THREADS, 0, c->s[0]>>>(c->d_x, c->d_y, c->d_out, c->n, c->a,
+                                                      c->degree, 2.0 * c->degree + 8, d_res);
+        ok = cudaGetLastError() == cudaSuccess && cudaStreamSynchronize(c->s[0]) == cudaSuccess &&
+             cudaMemcpy(res, d_res, sizeof init, cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+    if (d_res)
+        cudaFree(d_res);
+    return ok ? 0 : -1;
 }

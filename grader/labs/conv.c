@@ -10,7 +10,17 @@
  * Thresholds: about 0.8 of the reference's ratios on an H200 (handout). The
  * NHWC stage gains little on the timed layer (its split-K pays on deep,
  * small layers, which are correctness sizes here): it must not be slower
- * than stage 3 and must reach 20% of the ceiling. */
+ * than stage 3 and must reach 20% of the ceiling.
+ *
+ * Timed calls: before each, PATCHES words of the input and as many of the
+ * filter get new values (512 to 1024 in magnitude, either sign, against
+ * inputs in [-1, 1)) at random positions, so a stage that returns an earlier
+ * output gets every output those words reach wrong by far more than the
+ * tolerance: all K channels around a patched input pixel, a whole output
+ * plane of every image for a patched filter weight. The check adds the
+ * patches' effect to the expected outputs (exactly, in double), and checks
+ * on the GPU that the input and the filter hold exactly what was loaded plus
+ * the patch. The next prepare writes the old words back. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +31,7 @@
 #include "../ceiling.h"
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../patch.h"
 #include "../policy.h"
 #include "conv_lab.h"
 #include "lab_util.h"
@@ -53,6 +64,7 @@ static const lab_stage conv_stages[] = {
 };
 #define N_STAGES ((int)(sizeof conv_stages / sizeof conv_stages[0]))
 #define BENCH_LAYER 4 /* 3 x 3, C = K = 128, 28 x 28, N = 32 */
+#define PATCHES 4      /* words of the input, and of the filter, patched per timed call */
 
 typedef struct host_data {
     uint64_t seed;
@@ -133,6 +145,12 @@ struct lab_ctx {
     const host_data *h;
     gbuf x, w, y, work;
     float *h_got;
+    /* Timed calls: the patches, device copies of x and w as loaded (made on
+     * the first patch), the stream they went on, the outputs they change. */
+    patch_set px, pw;
+    void *d_x0, *d_w0;
+    cudaStream_t stream;
+    conv_saved *save;
     void *ceiling;
     int (*ceiling_run)(void *, const float *, const float *, float *, cudaStream_t);
     void (*ceiling_destroy)(void *);
@@ -163,6 +181,13 @@ static void teardown(lab_ctx *c)
     gbuf_free(&c->y);
     gbuf_free(&c->work);
     host_data_free(&c->own);
+    patch_free(&c->px);
+    patch_free(&c->pw);
+    if (c->d_x0)
+        cudaFree(c->d_x0);
+    if (c->d_w0)
+        cudaFree(c->d_w0);
+    free(c->save);
     if (c->h_got)
         free(c->h_got);
     if (c->ceiling && c->ceiling_destroy)
@@ -232,11 +257,47 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
+    if (lab_unpatch(&c->px, c->x.d, c->h->x, s, out) != 0 ||
+        lab_unpatch(&c->pw, c->w.d, c->h->w, s, out) != 0)
+        return -1;
     cudaError_t err = gbuf_poison(&c->y, s);
     if (err == cudaSuccess)
         err = gbuf_poison(&c->work, s);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "poison the output");
+    return 0;
+}
+
+static uint32_t patch_value(rng *r)
+{
+    float v = rng_uniform(r, 512.0f, 1024.0f) * (rng_below(r, 2) ? -1.0f : 1.0f);
+    uint32_t w;
+    memcpy(&w, &v, 4);
+    return w;
+}
+
+static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
+{
+    (void)variant;
+    const conv_layer *l = &conv_layers[c->size].l;
+    if (!c->d_x0) { /* the copies the check compares with, untimed, once */
+        const void *h[2] = {c->h->x, c->h->w};
+        if (lab_device_copies(&c->d_x0, &h[0], 1, in_elems(l) * 4, out) != 0 ||
+            lab_device_copies(&c->d_w0, &h[1], 1, filter_elems(l) * 4, out) != 0)
+            return -1;
+        c->save = malloc(conv_patch_room(l, PATCHES, PATCHES) * sizeof *c->save);
+        if (!c->save)
+            return lab_no_memory(out, " for the patched outputs");
+    }
+    c->stream = s;
+    patch_pick(&c->px, PATCHES, in_elems(l), r);
+    for (int k = 0; k < c->px.n; k++)
+        c->px.val[k] = patch_value(r);
+    patch_pick(&c->pw, PATCHES, filter_elems(l), r);
+    for (int k = 0; k < c->pw.n; k++)
+        c->pw.val[k] = patch_value(r);
+    if (patch_apply(&c->px, c->x.d, s, out) != 0 || patch_apply(&c->pw, c->w.d, s, out) != 0)
+        return -1;
     return 0;
 }
 
@@ -273,11 +334,26 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                                  "a stage may only read them (copies go in d_work)", out) != 0)
             return -1;
     }
+    int patched = c->px.n + c->pw.n > 0;
+    static const char advice[] = "A stage may only read the input and the filter (copies go in "
+                                 "d_work).";
+    if (patched &&
+        (lab_patched_unchanged(&c->px, &c->x, c->d_x0, c->h->x, in_elems(l), (size_t)l->W,
+                               "the input", advice, c->stream, out) != 0 ||
+         lab_patched_unchanged(&c->pw, &c->w, c->d_w0, c->h->w, filter_elems(l), (size_t)l->S,
+                               "the filter", advice, c->stream, out) != 0))
+        return -1;
     cudaError_t err = lab_to_host(c->h_got, c->y.d, ny * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read the output back");
     conv_problem p = {*l, c->h->x, c->h->w};
+    size_t saved = 0;
+    if (patched) /* the expected outputs of the patched inputs, undone below */
+        saved = conv_patch_expect(&p, c->h->exact, c->h->scale, c->px.idx, c->px.val, c->px.n,
+                                  c->pw.idx, c->pw.val, c->pw.n, c->save);
     int v = conv_judge(&p, c->h->exact, c->h->scale, c->h_got, out->msg, sizeof out->msg);
+    if (patched)
+        conv_patch_undo(c->h->exact, c->h->scale, c->save, saved);
     if (v == V_PASS)
         return 0;
     out->v = (verdict)v;
@@ -313,6 +389,7 @@ const lab_spec lab_conv = {
     .pregenerate = pregenerate,
     .setup = setup,
     .prepare = prepare,
+    .perturb = perturb,
     .call = call,
     .call_ceiling = call_ceiling,
     .check = check,

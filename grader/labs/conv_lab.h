@@ -4,6 +4,7 @@
 #define CUDA_LABS_CONV_LAB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One layer: input N x C x H x W (NCHW), filter K x C x R x S, stride and
  * zero padding the same in both directions, output N x K x P x Q. */
@@ -43,5 +44,21 @@ double conv_tolerance(const conv_layer *l, double scale);
  * written in NHWC order, or wrong values. */
 int conv_judge(const conv_problem *p, const double *exact, const double *scale, const float *got,
                char *msg, size_t msgn);
+
+/* Timed calls patch a few words of the input (positions ix, new words vx,
+ * nx of them, sorted) and of the filter (iw, vw, nw) of the problem p (its x
+ * and w: the unpatched ones). conv_patch_expect saves the outputs the
+ * patches change into save (room for conv_patch_room entries) and adds the
+ * patches' effect to exact and scale (exactly, in double); it returns how
+ * many it saved, for conv_patch_undo, which puts them back. */
+typedef struct conv_saved {
+    size_t e;
+    double exact, scale;
+} conv_saved;
+size_t conv_patch_room(const conv_layer *l, int nx, int nw);
+size_t conv_patch_expect(const conv_problem *p, double *exact, double *scale, const uint64_t *ix,
+                         const uint32_t *vx, int nx, const uint64_t *iw, const uint32_t *vw,
+                         int nw, conv_saved *save);
+void conv_patch_undo(double *exact, double *scale, const conv_saved *save, size_t count);
 
 #endif

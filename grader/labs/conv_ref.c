@@ -153,6 +153,7 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
     if (compare_all_within(exact, scale, got, n, output_tolerance, l)) /* the common case */
         return V_PASS;
     size_t wrong = 0, unwritten = 0, nans = 0, border = 0, first = n;
+    double worst_rel = 0; /* the largest error of a wrong output, in units of its scale */
     for (size_t e = 0; e < n; e++) {
         float g = got[e];
         int bad = isnan(g) || isinf(g) || fabs((double)g - exact[e]) > conv_tolerance(l, scale[e]);
@@ -165,6 +166,8 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
             unwritten++;
         else if (isnan(g) || isinf(g))
             nans++;
+        else if (scale[e] > 0)
+            worst_rel = fmax(worst_rel, fabs((double)g - exact[e]) / scale[e]);
         int pp = (int)(e / Q % P), q = (int)(e % Q);
         border += on_padded_border(l, pp, q, P, Q);
     }
@@ -209,9 +212,125 @@ int conv_judge(const conv_problem *p, const double *exact, const double *scale, 
                  " Every wrong output is on the border the padding reaches (pad = %d): inputs "
                  "outside the image must count as 0, and the window starts at p * stride - pad.",
                  l->pad);
+    else if (worst_rel <= 4.0 * ldexp(1.0, -11)) /* within what 10-bit mantissas give */
+        snprintf(why, sizeof why,
+                 " The errors are small but far above float32 rounding: are the input and the "
+                 "filter rounded to a lower precision (FP16, BF16, TF32 tensor cores)?");
     snprintf(msg, msgn,
              "%zu of %zu outputs are wrong; the first is out[%d][%d][%d][%d] (n, k, p, q) = %.7g, "
              "expected %.7g.%s",
              wrong, n, fn, fk, fp, fq, got[first], exact[first], why);
     return V_WRONG;
+}
+
+/* ---- patched inputs ---- */
+
+size_t conv_patch_room(const conv_layer *l, int nx, int nw)
+{
+    return (size_t)nx * l->K * l->R * l->S +
+           (size_t)nw * l->N * (size_t)conv_out_h(l) * conv_out_w(l);
+}
+
+static double word_value(uint32_t w)
+{
+    float x;
+    memcpy(&x, &w, sizeof x);
+    return x;
+}
+
+/* Word e of X after the sorted patch (idx, val, n). */
+static double patched_word(const float *X, size_t e, const uint64_t *idx, const uint32_t *val,
+                           int n)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (idx[mid] == e)
+            return word_value(val[mid]);
+        if (idx[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return X[e];
+}
+
+/* Visits every output a patch changes: apply 0 saves it, 1 adds the change.
+ * x' w' - x w = (x' - x) w + x' (w' - w), and likewise for |x||w|. */
+static size_t visit(const conv_problem *p, double *exact, double *scale, const uint64_t *ix,
+                    const uint32_t *vx, int nx, const uint64_t *iw, const uint32_t *vw, int nw,
+                    conv_saved *save, int apply)
+{
+    const conv_layer *l = &p->l;
+    const int P = conv_out_h(l), Q = conv_out_w(l);
+    size_t m = 0;
+    for (int t = 0; t < nx; t++) {
+        size_t e = ix[t];
+        int wc = (int)(e % l->W), h = (int)(e / l->W % l->H), c = (int)(e / ((size_t)l->W * l->H) % l->C);
+        int n = (int)(e / ((size_t)l->W * l->H * l->C));
+        double x0 = p->x[e], x1 = word_value(vx[t]);
+        for (int r = 0; r < l->R; r++)
+            for (int s = 0; s < l->S; s++) {
+                int ph = h + l->pad - r, qw = wc + l->pad - s;
+                if (ph < 0 || qw < 0 || ph % l->stride || qw % l->stride)
+                    continue;
+                int pp = ph / l->stride, q = qw / l->stride;
+                if (pp >= P || q >= Q)
+                    continue;
+                for (int k = 0; k < l->K; k++) {
+                    size_t o = (((size_t)n * l->K + k) * P + pp) * Q + q;
+                    double wv = p->w[(((size_t)k * l->C + c) * l->R + r) * l->S + s];
+                    if (apply) {
+                        exact[o] += (x1 - x0) * wv;
+                        scale[o] += (fabs(x1) - fabs(x0)) * fabs(wv);
+                    } else {
+                        save[m++] = (conv_saved){o, exact[o], scale[o]};
+                    }
+                }
+            }
+    }
+    for (int t = 0; t < nw; t++) {
+        size_t e = iw[t];
+        int s = (int)(e % l->S), r = (int)(e / l->S % l->R), c = (int)(e / ((size_t)l->S * l->R) % l->C);
+        int k = (int)(e / ((size_t)l->S * l->R * l->C));
+        double w0 = p->w[e], w1 = word_value(vw[t]);
+        for (int n = 0; n < l->N; n++)
+            for (int pp = 0; pp < P; pp++) {
+                int h = pp * l->stride - l->pad + r;
+                if (h < 0 || h >= l->H)
+                    continue;
+                for (int q = 0; q < Q; q++) {
+                    int wc = q * l->stride - l->pad + s;
+                    if (wc < 0 || wc >= l->W)
+                        continue;
+                    size_t o = (((size_t)n * l->K + k) * P + pp) * Q + q;
+                    if (apply) {
+                        size_t xe = (((size_t)n * l->C + c) * l->H + h) * l->W + wc;
+                        double xv = patched_word(p->x, xe, ix, vx, nx);
+                        exact[o] += xv * (w1 - w0);
+                        scale[o] += fabs(xv) * (fabs(w1) - fabs(w0));
+                    } else {
+                        save[m++] = (conv_saved){o, exact[o], scale[o]};
+                    }
+                }
+            }
+    }
+    return m;
+}
+
+size_t conv_patch_expect(const conv_problem *p, double *exact, double *scale, const uint64_t *ix,
+                         const uint32_t *vx, int nx, const uint64_t *iw, const uint32_t *vw,
+                         int nw, conv_saved *save)
+{
+    size_t m = visit(p, exact, scale, ix, vx, nx, iw, vw, nw, save, 0); /* all before any change */
+    visit(p, exact, scale, ix, vx, nx, iw, vw, nw, NULL, 1);
+    return m;
+}
+
+void conv_patch_undo(double *exact, double *scale, const conv_saved *save, size_t count)
+{
+    for (size_t i = 0; i < count; i++) { /* every saved value is the one before the patch */
+        exact[save[i].e] = save[i].exact;
+        scale[save[i].e] = save[i].scale;
+    }
 }

@@ -1,13 +1,23 @@
 /* grader/labs/gemm.c: lab 4's specification — the stages, sizes, inputs and
  * checks of SGEMM, C = alpha A B + beta C (row-major).
  *
- * Two cases at every size, on the same A and B (uniform in [-1, 1)):
+ * Two cases at every size, on the same A and B (gemm_fill_inputs: mostly
+ * uniform in [-1, 1), with rows and columns that tell FP16, BF16 and TF32
+ * from float32):
  *  - alpha = 1, beta = 0, with the old C filled with NaN: every element must
  *    be written, and, as in BLAS, C must not be read when beta is 0;
  *  - alpha = 0.75, beta = -0.5, with a random old C: beta must be applied.
  * The expected results and each element's scale come from one double-
  * precision reference of A B and |A| |B| per size (gemm_ref.c), made once in
- * the parent; the tolerance is in gemm_ref.c. */
+ * the parent; the tolerance is in gemm_ref.c.
+ *
+ * Timed calls: before each, PATCHES words of A and as many of B get new
+ * values at random positions, about a thousand times their row's (column's)
+ * largest value, so a stage that returns an earlier C gets whole rows and
+ * columns of it wrong by far more than the tolerance. The check adds the
+ * patches' effect on those rows and columns to the expected C (exactly, in
+ * double), and checks on the GPU that A and B hold exactly what was loaded
+ * plus the patch. The next prepare writes the old words back. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +30,7 @@
 #include "../ceiling.h"
 #include "../gbuf.h"
 #include "../lab.h"
+#include "../patch.h"
 #include "../policy.h"
 #include "gemm_lab.h"
 #include "lab_util.h"
@@ -84,6 +95,7 @@ static const int gemm_sizes[][3] = {
 #define N_SIZES ((int)(sizeof gemm_sizes / sizeof gemm_sizes[0]))
 #define BENCH_SIZE (N_SIZES - 1)
 #define VARIANTS 2
+#define PATCHES 4 /* words of A, and of B, patched before each timed call */
 static const float case_alpha[VARIANTS] = {1.0f, 0.75f};
 static const float case_beta[VARIANTS] = {0.0f, -0.5f};
 
@@ -128,8 +140,7 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     }
     rng r;
     rng_seed(&r, seed);
-    rng_fill_uniform(&r, h->A, (size_t)M * K, -1.0f, 1.0f);
-    rng_fill_uniform(&r, h->B, (size_t)K * N, -1.0f, 1.0f);
+    gemm_fill_inputs(M, N, K, h->A, h->B, &r);
     rng_fill_uniform(&r, h->C0, mn, -1.0f, 1.0f);
     /* One reference of A B (alpha 1, beta 0); the other case follows from it. */
     gemm_problem p = {M, N, K, 1.0f, 0.0f, h->A, h->B, NULL};
@@ -163,6 +174,14 @@ struct lab_ctx {
     const host_data *h;
     gbuf A, B, C;
     int variant; /* the case loaded by prepare */
+    /* Timed calls: the patches of A and B, device copies of A and B as loaded
+     * (made on the first patch), the stream the patches went on, and room
+     * for the rows and columns of the expected C they change. */
+    patch_set pA, pB;
+    void *d_A0, *d_B0;
+    cudaStream_t stream;
+    double *save;
+    float *row_max, *col_max; /* of A's rows and B's columns, for the patch values */
     float *h_got;
     void *blas;
     int (*blas_gemm)(void *, int, int, int, int, float, const float *, const float *, float,
@@ -191,6 +210,15 @@ static void teardown(lab_ctx *c)
     gbuf_free(&c->B);
     gbuf_free(&c->C);
     host_data_free(&c->own);
+    patch_free(&c->pA);
+    patch_free(&c->pB);
+    if (c->d_A0)
+        cudaFree(c->d_A0);
+    if (c->d_B0)
+        cudaFree(c->d_B0);
+    free(c->save);
+    free(c->row_max);
+    free(c->col_max);
     if (c->h_got)
         free(c->h_got);
     if (c->blas && c->blas_destroy)
@@ -258,11 +286,58 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     c->variant = variant;
+    if (lab_unpatch(&c->pA, c->A.d, c->h->A, s, out) != 0 ||
+        lab_unpatch(&c->pB, c->B.d, c->h->B, s, out) != 0)
+        return -1;
     cudaError_t err = variant == 0 ? gbuf_poison(&c->C, s)
                                    : cudaMemcpyAsync(c->C.d, c->h->C0, (size_t)c->M * c->N * 4,
                                                      cudaMemcpyHostToDevice, s);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "load C");
+    return 0;
+}
+
+/* A patch value: 512 to 1024 times m (the largest magnitude of the row of
+ * A, or the column of B, it goes into), either sign. */
+static uint32_t patch_value(float m, rng *r)
+{
+    float v = (m > 0 ? m : 1.0f) * rng_uniform(r, 512.0f, 1024.0f);
+    if (rng_below(r, 2))
+        v = -v;
+    uint32_t w;
+    memcpy(&w, &v, 4);
+    return w;
+}
+
+static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
+{
+    (void)variant;
+    size_t na = (size_t)c->M * c->K, nb = (size_t)c->K * c->N;
+    if (!c->d_A0) { /* the copies the check compares with, untimed, once */
+        const void *h[2] = {c->h->A, c->h->B};
+        size_t save = 2 * (size_t)PATCHES * ((size_t)c->M + c->N);
+        if (lab_device_copies(&c->d_A0, &h[0], 1, na * 4, out) != 0 ||
+            lab_device_copies(&c->d_B0, &h[1], 1, nb * 4, out) != 0)
+            return -1;
+        c->save = malloc(save * sizeof *c->save);
+        c->row_max = calloc((size_t)c->M, sizeof *c->row_max);
+        c->col_max = calloc((size_t)c->N, sizeof *c->col_max);
+        if (!c->save || !c->row_max || !c->col_max)
+            return lab_no_memory(out, " for the patched rows");
+        for (size_t e = 0; e < na; e++)
+            c->row_max[e / c->K] = fmaxf(c->row_max[e / c->K], fabsf(c->h->A[e]));
+        for (size_t e = 0; e < nb; e++)
+            c->col_max[e % c->N] = fmaxf(c->col_max[e % c->N], fabsf(c->h->B[e]));
+    }
+    c->stream = s;
+    patch_pick(&c->pA, PATCHES, na, r);
+    for (int k = 0; k < c->pA.n; k++) /* a row of A: along K */
+        c->pA.val[k] = patch_value(c->row_max[c->pA.idx[k] / c->K], r);
+    patch_pick(&c->pB, PATCHES, nb, r);
+    for (int k = 0; k < c->pB.n; k++) /* a column of B: along K */
+        c->pB.val[k] = patch_value(c->col_max[c->pB.idx[k] % c->N], r);
+    if (patch_apply(&c->pA, c->A.d, s, out) != 0 || patch_apply(&c->pB, c->B.d, s, out) != 0)
+        return -1;
     return 0;
 }
 
@@ -297,13 +372,27 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                                  out) != 0)
             return -1;
     }
+    int patched = c->pA.n + c->pB.n > 0;
+    if (patched && (lab_patched_unchanged(&c->pA, &c->A, c->d_A0, c->h->A, (size_t)c->M * c->K,
+                                          (size_t)c->K, "A", "A stage may only read A and B.",
+                                          c->stream, out) != 0 ||
+                    lab_patched_unchanged(&c->pB, &c->B, c->d_B0, c->h->B, (size_t)c->K * c->N,
+                                          (size_t)c->N, "B", "A stage may only read A and B.",
+                                          c->stream, out) != 0))
+        return -1;
     err = lab_to_host(c->h_got, c->C.d, mn * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read C back");
     gemm_problem p = {c->M, c->N, c->K, case_alpha[variant], case_beta[variant], c->h->A,
                       c->h->B, c->h->C0};
-    int v = gemm_judge(&p, c->h->exact[variant], c->h->scale[variant], c->h_got,
-                       stage == TENSOR_STAGE, out->msg, sizeof out->msg);
+    double *exact = c->h->exact[variant], *scale = c->h->scale[variant];
+    if (patched) /* the expected C of the patched inputs, undone below */
+        gemm_patch_expect(&p, exact, scale, c->pA.idx, c->pA.val, c->pA.n, c->pB.idx,
+                          c->pB.val, c->pB.n, c->save);
+    int v = gemm_judge(&p, exact, scale, c->h_got, stage == TENSOR_STAGE, out->msg,
+                       sizeof out->msg);
+    if (patched)
+        gemm_patch_undo(&p, exact, scale, c->pA.idx, c->pA.n, c->pB.idx, c->pB.n, c->save);
     if (v == V_PASS)
         return 0;
     out->v = (verdict)v;
@@ -347,6 +436,7 @@ const lab_spec lab_gemm = {
     .pregenerate = pregenerate,
     .setup = setup,
     .prepare = prepare,
+    .perturb = perturb,
     .call = call,
     .call_ceiling = call_ceiling,
     .check = check,

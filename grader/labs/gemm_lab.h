@@ -4,6 +4,9 @@
 #define CUDA_LABS_GEMM_LAB_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+struct rng;
 
 /* One problem: C = alpha A B + beta C0, row-major, A M x K, B K x N. */
 typedef struct gemm_problem {
@@ -22,5 +25,31 @@ double gemm_tolerance(int K, double scale, int tf32);
 /* V_PASS, or the verdict for got (M N floats) with what is wrong in msg. */
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
                int tf32, char *msg, size_t msgn);
+
+/* The graded A (M x K) and B (K x N), from r. Most rows of A and columns
+ * of B are uniform in [-1, 1); a few rows of A are scaled beyond FP16's
+ * range (2^17 to 2^20) and a few columns of B below it (2^-27 to 2^-30), so
+ * that FP16 (which TF32 matches in mantissa but not in range) shows; and a
+ * few rows of A and columns of B are "probes": one sign per row or column,
+ * magnitudes in [1, 1.25) whose bits below TF32's and BF16's last kept bit
+ * make both roundings go down, so an element of a probe row and a probe
+ * column carries a rounding error of one sign in all of its K products
+ * (TF32 in a float32 stage, BF16 in the TF32 stage: far beyond the bound).
+ * Every element's K products share one power-of-two scale, so the per-
+ * element tolerance holds as it does for uniform inputs. When M > 1 (N > 1)
+ * at least one row (column) of each kind. */
+void gemm_fill_inputs(int M, int N, int K, float *A, float *B, struct rng *r);
+
+/* Timed calls patch a few words of A (positions ia, new words va, na of
+ * them) and of B (ib, vb, nb) of the problem p (its A and B: the unpatched
+ * inputs). gemm_patch_expect saves the rows of C that the patches of A
+ * change and the columns that those of B change (2 (na N + nb M) doubles in
+ * save), then adds the patches' effect to exact and scale (computed exactly,
+ * in double); gemm_patch_undo puts the saved values back. */
+void gemm_patch_expect(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
+                       const uint32_t *va, int na, const uint64_t *ib, const uint32_t *vb, int nb,
+                       double *save);
+void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
+                     int na, const uint64_t *ib, int nb, const double *save);
 
 #endif

@@ -15,11 +15,15 @@
  *
  * far above what any float32 summation order gives on these inputs (the
  * largest error over 16 million elements of a 4096^3 product is about 5
- * standard deviations), and far below what rounding the inputs to FP16 or
- * TF32 (10-bit mantissas) gives: their errors are about 2^-11 relative per
- * product, 100 times more, so a kernel that computes in lower precision
- * fails. The tensor-core stage is judged with its own bound, 2 * 2^-11 scale
- * plus the float32 one. */
+ * standard deviations). Rounding the inputs to a 10-bit mantissa (FP16,
+ * TF32) moves each product by up to 2^-10 of itself, but with random signs
+ * those errors cancel like the float32 ones: at K = 4096 they would sit near
+ * this bound. So the graded inputs (gemm_fill_inputs) hold probe rows and
+ * columns whose products all round the same way, which puts TF32's error at
+ * 25 times the bound and more; and rows and columns beyond FP16's range. The
+ * tensor-core stage is judged with its own bound, 2 * 2^-11 scale plus the
+ * float32 one: TF32 rounded to nearest passes (probes at most 0.62 of it),
+ * BF16's 7 bits do not. */
 #define _GNU_SOURCE
 /* The reference is the grader's heaviest CPU work (2 x 4096^3 multiply-adds
  * per run): let GCC vectorise it fully, with an AVX2 version picked at run
@@ -43,6 +47,7 @@
 #include <unistd.h>
 
 #include "../../common/compare.h"
+#include "../../common/rng.h"
 #include "../verdict.h"
 
 typedef struct ref_job {
@@ -146,6 +151,48 @@ static double element_tolerance(const void *ctx, double scale)
     return gemm_tolerance(a->K, scale, a->tf32);
 }
 
+/* FP16's largest value, and the magnitude below which it rounds to 0. */
+#define FP16_MAX 65504.0
+#define FP16_ZERO 0x1p-25
+
+static double row_max(const gemm_problem *p, int i)
+{
+    double m = 0;
+    for (int k = 0; k < p->K; k++)
+        m = fmax(m, fabs((double)p->A[(size_t)i * p->K + k]));
+    return m;
+}
+
+static double col_max(const gemm_problem *p, int j)
+{
+    double m = 0;
+    for (int k = 0; k < p->K; k++)
+        m = fmax(m, fabs((double)p->B[(size_t)k * p->N + j]));
+    return m;
+}
+
+#define NARROW_FORMAT                                                                        \
+    " are A and B rounded to a lower precision (FP16, __half)? Every stage, the tensor-core " \
+    "one too, must keep float32's exponent range; TF32 does."
+
+/* Element (i, j) of C, when its row of A goes beyond FP16's range or its
+ * column of B below it: why (FP16 makes them infinite or 0). 0: neither. */
+static int fp16_range(const gemm_problem *p, int i, int j, char *why, size_t n)
+{
+    double a = row_max(p, i), b = col_max(p, j);
+    if (a > FP16_MAX)
+        snprintf(why, n, " Row %d of A holds values up to %.3g, beyond FP16's largest (65504):%s",
+                 i, a, NARROW_FORMAT);
+    else if (b > 0 && b < FP16_ZERO)
+        snprintf(why, n,
+                 " Column %d of B holds values no larger than %.3g, which FP16 makes 0 (its "
+                 "smallest is about 6e-8):%s",
+                 j, b, NARROW_FORMAT);
+    else
+        return 0;
+    return 1;
+}
+
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
                int tf32, char *msg, size_t msgn)
 {
@@ -189,7 +236,29 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
                  unwritten, n, fi, fj);
         return V_NOT_WRITTEN;
     }
+    char why[400] = "";
     if (nans) {
+        /* NaN or infinite only in rows of A beyond FP16's range: FP16 inside. */
+        int in_range_rows = 1;
+        size_t first_nan = n;
+        double *rows = malloc((size_t)p->M * sizeof *rows);
+        for (int i = 0; rows && i < p->M; i++)
+            rows[i] = row_max(p, i);
+        for (size_t e = 0; rows && in_range_rows && e < n; e++)
+            if (isnan(got[e]) || isinf(got[e])) {
+                in_range_rows = rows[e / p->N] > FP16_MAX;
+                if (first_nan == n)
+                    first_nan = e;
+            }
+        free(rows);
+        if (rows && in_range_rows && first_nan < n &&
+            fp16_range(p, (int)(first_nan / p->N), (int)(first_nan % p->N), why, sizeof why)) {
+            snprintf(msg, msgn,
+                     "%zu of %zu elements of C are NaN or infinite, all in rows of A whose values "
+                     "lie beyond FP16's range (the first: C[%zu][%zu], expected %.7g).%s",
+                     nans, n, first_nan / p->N, first_nan % p->N, exact[first_nan], why);
+            return V_WRONG;
+        }
         snprintf(msg, msgn,
                  "%zu of %zu elements of C are NaN or infinite (first wrong: C[%d][%d], expected "
                  "%.7g).%s",
@@ -201,16 +270,25 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
     }
     int wi = (int)(worst_at / p->N), wj = (int)(worst_at % p->N);
     double tol = gemm_tolerance(p->K, scale[worst_at], tf32);
-    char why[240] = "";
     float gw = got[worst_at];
     double ab = exact[worst_at] - (p->beta != 0.0f ? p->beta * (double)p->C0[worst_at] : 0.0);
+    double werr = fabs((double)gw - exact[worst_at]);
+    /* Rounding both inputs to a 10-bit mantissa (TF32, FP16) moves a product
+     * by up to about 2^-10 of it, to BF16's 7 bits by up to 2^-7: at most
+     * that share of the scale, when every product moves the same way. */
     if (p->beta != 0.0f && fabs((double)gw - ab) <= tol)
         snprintf(why, sizeof why, " It equals alpha A B without beta C: is beta ignored?");
-    else if (!tf32 && fabs((double)gw - exact[worst_at]) <
-                          32.0 * ldexp(1.0, -11) / sqrt((double)p->K) * scale[worst_at])
+    else if (fp16_range(p, wi, wj, why, sizeof why))
+        ;
+    else if (!tf32 && werr <= 4.0 * ldexp(1.0, -11) * scale[worst_at])
         snprintf(why, sizeof why,
                  " The errors are small but far above float32 rounding: are A and B rounded to "
                  "a lower precision (FP16, BF16, TF32 tensor cores)?");
+    else if (tf32 && werr <= 4.0 * ldexp(1.0, -8) * scale[worst_at])
+        snprintf(why, sizeof why,
+                 " The errors are small but above what TF32's 10-bit mantissa gives: are A and "
+                 "B rounded to a lower precision than TF32 (BF16 keeps 7 bits), or truncated "
+                 "instead of rounded to nearest (cvt.rna.tf32.f32)?");
     else if (p->K % 32 != 0)
         snprintf(why, sizeof why,
                  " K = %d is not a multiple of 32: is the last, partial tile of K skipped?",
@@ -221,4 +299,169 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
              wrong, n, fi, fj, wi, wj, gw, exact[worst_at], fabs((double)gw - exact[worst_at]),
              worst, tol, why);
     return V_WRONG;
+}
+
+/* ---- the graded inputs ---- */
+
+enum { KIND_PLAIN, KIND_RANGE, KIND_PROBE };
+
+/* Plain most of the time, one sixteenth of each other kind; forced once each
+ * at the positions first and second (distinct), when n > 1. */
+static void pick_kinds(unsigned char *kind, int n, rng *r)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t d = rng_below(r, 16);
+        kind[i] = d == 0 ? KIND_RANGE : d == 1 ? KIND_PROBE : KIND_PLAIN;
+    }
+    if (n > 1) {
+        int first = (int)rng_below(r, (uint64_t)n), second = (int)rng_below(r, (uint64_t)n - 1);
+        second += second >= first;
+        kind[first] = KIND_RANGE;
+        kind[second] = KIND_PROBE;
+    }
+}
+
+/* A probe's magnitude: 1 + f 2^-23 with f's top bits (those BF16 keeps)
+ * random in [0, 32), so the value lies in [1, 1.25), and its low 16 bits in
+ * [0x6800, 0x69FF]: 0.41 of BF16's last kept bit above a BF16 value and 0.25
+ * to 0.31 of TF32's (and FP16's) above a TF32 value, so rounding to any of
+ * them, to nearest or towards zero, goes down. A product of two probes then
+ * moves by 0.4 to 0.62 of 2^-10 of itself in TF32 (always within the TF32
+ * stage's bound, 2^-10, and 25 times the float32 bound at K = 4096), and by
+ * about 0.65 of 2^-7 in BF16 (5 times the TF32 bound). */
+static float probe_value(rng *r)
+{
+    uint32_t f = ((uint32_t)rng_below(r, 32) << 16) | 0x6800u | (uint32_t)rng_below(r, 0x200);
+    uint32_t bits = 0x3F800000u | f;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+void gemm_fill_inputs(int M, int N, int K, float *A, float *B, rng *r)
+{
+    rng_fill_uniform(r, A, (size_t)M * K, -1.0f, 1.0f);
+    rng_fill_uniform(r, B, (size_t)K * N, -1.0f, 1.0f);
+    unsigned char *rows = malloc((size_t)M + 1), *cols = malloc((size_t)N + 1);
+    if (!rows || !cols) { /* uniform inputs only: still a valid problem */
+        free(rows);
+        free(cols);
+        return;
+    }
+    pick_kinds(rows, M, r);
+    pick_kinds(cols, N, r);
+    for (int i = 0; i < M; i++) {
+        float *a = A + (size_t)i * K;
+        if (rows[i] == KIND_RANGE) { /* 2^17 to 2^20: FP16 overflows (its largest is 65504) */
+            float s = ldexpf(1.0f, 17 + (int)rng_below(r, 4));
+            for (int k = 0; k < K; k++)
+                a[k] *= s;
+        } else if (rows[i] == KIND_PROBE) {
+            float sign = rng_below(r, 2) ? -1.0f : 1.0f;
+            for (int k = 0; k < K; k++)
+                a[k] = sign * probe_value(r);
+        }
+    }
+    for (int j = 0; j < N; j++) {
+        if (cols[j] == KIND_RANGE) { /* 2^-27 to 2^-30: below FP16's smallest, 2^-24 */
+            float s = ldexpf(1.0f, -27 - (int)rng_below(r, 4));
+            for (int k = 0; k < K; k++)
+                B[(size_t)k * N + j] *= s;
+        } else if (cols[j] == KIND_PROBE) {
+            float sign = rng_below(r, 2) ? -1.0f : 1.0f;
+            for (int k = 0; k < K; k++)
+                B[(size_t)k * N + j] = sign * probe_value(r);
+        }
+    }
+    free(rows);
+    free(cols);
+}
+
+/* ---- patched inputs ---- */
+
+static float word_float(uint32_t w)
+{
+    float x;
+    memcpy(&x, &w, sizeof x);
+    return x;
+}
+
+/* The value of B[k][j] after the patches of B (ib sorted). */
+static double patched(const float *X, size_t e, const uint64_t *idx, const uint32_t *val, int n)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (idx[mid] == e)
+            return word_float(val[mid]);
+        if (idx[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return X[e];
+}
+
+void gemm_patch_expect(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
+                       const uint32_t *va, int na, const uint64_t *ib, const uint32_t *vb, int nb,
+                       double *save)
+{
+    const int M = p->M, N = p->N, K = p->K;
+    const double alpha = p->alpha, aa = fabs(alpha);
+    double *s = save;
+    for (int t = 0; t < na; t++) { /* every value saved before any changes */
+        size_t row = (size_t)(ia[t] / (uint64_t)K) * N;
+        memcpy(s, exact + row, (size_t)N * sizeof *s);
+        memcpy(s + N, scale + row, (size_t)N * sizeof *s);
+        s += 2 * (size_t)N;
+    }
+    for (int t = 0; t < nb; t++) {
+        int j = (int)(ib[t] % (uint64_t)N);
+        for (int i = 0; i < M; i++) {
+            s[i] = exact[(size_t)i * N + j];
+            s[M + i] = scale[(size_t)i * N + j];
+        }
+        s += 2 * (size_t)M;
+    }
+    /* A'B' - AB = (A' - A) B' + A (B' - B), and likewise for |A||B|. */
+    for (int t = 0; t < na; t++) {
+        size_t i = (size_t)(ia[t] / (uint64_t)K), k = (size_t)(ia[t] % (uint64_t)K);
+        double a0 = p->A[ia[t]], a1 = word_float(va[t]);
+        double d = alpha * (a1 - a0), dm = aa * (fabs(a1) - fabs(a0));
+        for (int j = 0; j < N; j++) {
+            double b = patched(p->B, k * N + j, ib, vb, nb);
+            exact[i * N + j] += d * b;
+            scale[i * N + j] += dm * fabs(b);
+        }
+    }
+    for (int t = 0; t < nb; t++) {
+        size_t k = (size_t)(ib[t] / (uint64_t)N), j = (size_t)(ib[t] % (uint64_t)N);
+        double b0 = p->B[ib[t]], b1 = word_float(vb[t]);
+        for (int i = 0; i < M; i++) {
+            double a = p->A[(size_t)i * K + k];
+            exact[(size_t)i * N + j] += alpha * a * (b1 - b0);
+            scale[(size_t)i * N + j] += aa * fabs(a) * (fabs(b1) - fabs(b0));
+        }
+    }
+}
+
+void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
+                     int na, const uint64_t *ib, int nb, const double *save)
+{
+    const int M = p->M, N = p->N, K = p->K;
+    const double *s = save; /* all saved before any change: any order restores */
+    for (int t = 0; t < na; t++) {
+        size_t row = (size_t)(ia[t] / (uint64_t)K) * N;
+        memcpy(exact + row, s, (size_t)N * sizeof *s);
+        memcpy(scale + row, s + N, (size_t)N * sizeof *s);
+        s += 2 * (size_t)N;
+    }
+    for (int t = 0; t < nb; t++) {
+        int j = (int)(ib[t] % (uint64_t)N);
+        for (int i = 0; i < M; i++) {
+            exact[(size_t)i * N + j] = s[i];
+            scale[(size_t)i * N + j] = s[M + i];
+        }
+        s += 2 * (size_t)M;
+    }
 }

@@ -255,3 +255,37 @@ int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome
                  name, off - (long long)(elems * 4), off / 4, elems);
     return -1;
 }
+
+int lab_unpatch(patch_set *p, void *d_buf, const void *h, cudaStream_t s, check_outcome *out)
+{
+    for (int k = 0; k < p->n; k++)
+        memcpy(&p->val[k], (const uint32_t *)h + p->idx[k], 4);
+    int rc = patch_apply(p, d_buf, s, out);
+    patch_clear(p);
+    return rc;
+}
+
+int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const void *h,
+                          size_t words, size_t cols, const char *name, const char *advice,
+                          cudaStream_t s, check_outcome *out)
+{
+    long long e = patch_unchanged(p, b->d, d_orig, words, s, out);
+    if (e == -2)
+        return -1;
+    if (e < 0)
+        return 0;
+    uint32_t want = patch_word(p, h, (size_t)e), now = 0;
+    cudaError_t err = cudaMemcpy(&now, (const uint32_t *)b->d + e, 4, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "read the changed input back");
+    float fw, fn;
+    memcpy(&fw, &want, 4);
+    memcpy(&fn, &now, 4);
+    size_t c = cols ? cols : 1;
+    out->v = V_INPUT_MODIFIED;
+    snprintf(out->msg, sizeof out->msg,
+             "%s was changed during a timed call, first at element %lld (%s[%zu][%zu]): it held "
+             "%.7g and now holds %.7g. %s",
+             name, e, name, (size_t)e / c, (size_t)e % c, fw, fn, advice);
+    return -1;
+}

@@ -77,6 +77,19 @@ static inline float lab_as_float(uint32_t w)
  * message of a patched call's wrong result (kept from an earlier call?). */
 void lab_note_patched(check_outcome *out, int k);
 
+/* Timed calls (grader/patch.h). lab_unpatch writes the words patch p
+ * replaced in d_buf back from the host copy h and forgets the patch (a
+ * prepare that does not reload the whole input); 0, or -1 with out filled.
+ * lab_patched_unchanged checks on the GPU that b (words long, rows of `cols`
+ * words) holds d_orig, the copy it was loaded from, plus exactly the patch:
+ * 0; else -1 with INPUT MODIFIED, "<name> was changed during a timed call,
+ * first at element e (<name>[row][col]): it held x and now holds y.
+ * <advice>" (or another verdict when the check fails). */
+int lab_unpatch(patch_set *p, void *d_buf, const void *h, cudaStream_t s, check_outcome *out);
+int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const void *h,
+                          size_t words, size_t cols, const char *name, const char *advice,
+                          cudaStream_t s, check_outcome *out);
+
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
 /* 0 when both guards of b (a buffer of elems floats called name) are intact;

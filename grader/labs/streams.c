@@ -7,8 +7,16 @@
  * spec's setup allocates the host buffers in the kind each stage of the test
  * needs (the stage and the stages it is compared with), calls their setups
  * (untimed), and picks the heavy job's degree so that its kernel takes about
- * as long as the copies on this machine. Two input sets alternate, so a
- * stage that caches its result is caught.
+ * as long as the copies on this machine.
+ *
+ * Every timed call sees inputs no call saw before: after the input set is
+ * loaded, PATCHES elements of x and as many of y (at random positions) are
+ * moved by 0.75, in every host buffer of the test; the check then expects
+ * the outputs of the patched inputs at those positions and at the sampled
+ * ones, and checks (on all cores) that x and y hold exactly what was loaded
+ * plus the patch. The next prepare writes y's old values back (x is
+ * reloaded whole). A correctness call checks every output; a heavy one on
+ * the GPU, in double precision (the ceiling library's check_poly).
  *
  * Thresholds: about 0.8 of the reference's ratios on an H200 (handout). */
 #define _GNU_SOURCE
@@ -18,10 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/compare.h"
 #include "../../common/rng.h"
 #include "../../labs/5-streams/streams.h"
 #include "../ceiling.h"
 #include "../lab.h"
+#include "../patch.h"
 #include "../policy.h"
 #include "../runner.h"
 #include "../trace.h"
@@ -70,6 +80,7 @@ static const int sizes_chunks[] = {5, 3, 7, 8};
 #define N_SIZES ((int)(sizeof sizes_n / sizeof sizes_n[0]))
 #define BENCH_SIZE (N_SIZES - 1)
 #define A 2.5f
+#define PATCHES 16 /* elements of x, and of y, patched before each timed call */
 
 static float c_saxpy[2] = {0.0f, 1.0f};
 static float c_heavy[STREAMS_MAX_DEGREE + 1];
@@ -143,6 +154,9 @@ struct lab_ctx {
     double *exact[2], *scale[2];
     long calls[N_STAGES];
     long early[N_STAGES]; /* run returned before out was complete: the first such index + 1 */
+    patch_set px, py; /* timed calls: the patched positions and values of x and y */
+    int (*ceiling_check)(void *, const float *, const float *, const float *,
+                         unsigned long long *);
     void *ceiling;
     int (*ceiling_run)(void *);
     void (*ceiling_destroy)(void *);
@@ -202,6 +216,8 @@ static void teardown(lab_ctx *c)
         free(c->scale[v]);
     }
     host_data_free(&c->own);
+    patch_free(&c->px);
+    patch_free(&c->py);
     free(c);
 }
 
@@ -340,14 +356,16 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 
     static const char *const syms[] = {"ceiling_streams_create", "ceiling_streams",
                                        "ceiling_streams_destroy", "ceiling_streams_set_degree",
-                                       "ceiling_streams_time"};
-    void *fns[5];
-    if (ceiling_load("lab5", syms, fns, 5, out->msg, sizeof out->msg) != 0) {
+                                       "ceiling_streams_time", "ceiling_streams_check"};
+    void *fns[6];
+    if (ceiling_load("lab5", syms, fns, 6, out->msg, sizeof out->msg) != 0) {
         out->v = V_SETUP_ERROR;
         return -1;
     }
     c->ceiling_run = (int (*)(void *))fns[1];
     c->ceiling_destroy = (void (*)(void *))fns[2];
+    c->ceiling_check = (int (*)(void *, const float *, const float *, const float *,
+                                unsigned long long *))fns[5];
     if (((int (*)(void **, size_t, float, const float *))fns[0])(&c->ceiling, c->n, A, c_heavy) != 0) {
         c->ceiling = NULL;
         out->v = V_SETUP_ERROR;
@@ -380,16 +398,134 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     return stage_setup(c, stage, out) == LAB_OK ? 0 : -1;
 }
 
-/* Input set `variant` into every kind in use, and out poisoned with NaN. */
+/* Input set `variant` into every kind in use (y's patched elements put
+ * back), and out poisoned with NaN. */
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)s, (void)out;
     for (int k = 0; k < KINDS; k++)
         if (c->need[k]) {
+            for (int j = 0; j < c->py.n; j++)
+                c->y[k][c->py.idx[j]] = c->h->y[c->py.idx[j]];
             par_memcpy(c->x[k], c->h->x[variant], c->n * sizeof(float));
             par_memset(c->out[k], 0xff, c->n * sizeof(float));
         }
+    patch_clear(&c->px);
+    patch_clear(&c->py);
     return 0;
+}
+
+/* 0.75 away from v, towards 0: inside [-1, 1) still, and far enough that an
+ * output of the old value is wrong by hundreds of times the tolerance. */
+static float moved(float v)
+{
+    return v >= 0 ? v - 0.75f : v + 0.75f;
+}
+
+static void pick(patch_set *p, const float *h, size_t n, rng *r)
+{
+    patch_pick(p, PATCHES, n, r);
+    for (int j = 0; j < p->n; j++) {
+        float v = moved(h[p->idx[j]]);
+        memcpy(&p->val[j], &v, 4);
+    }
+}
+
+static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
+{
+    (void)s, (void)out;
+    pick(&c->px, c->h->x[variant], c->n, r);
+    pick(&c->py, c->h->y, c->n, r);
+    for (int k = 0; k < KINDS; k++)
+        if (c->need[k]) {
+            for (int j = 0; j < c->px.n; j++)
+                memcpy(&c->x[k][c->px.idx[j]], &c->px.val[j], 4);
+            for (int j = 0; j < c->py.n; j++)
+                memcpy(&c->y[k][c->py.idx[j]], &c->py.val[j], 4);
+        }
+    return 0;
+}
+
+/* The first word of now (n words) that differs from orig other than as the
+ * patch p says, on all cores; n when none. */
+typedef struct diff_job {
+    const uint32_t *now, *orig;
+    const patch_set *p;
+    size_t first;
+} diff_job;
+
+static int diff_slice(void *ctx, size_t begin, size_t end)
+{
+    diff_job *j = ctx;
+    for (size_t i = begin; i < end;) {
+        long long d = compare_first_diff_word(j->now + i, j->orig + i, (end - i) * 4);
+        if (d < 0)
+            break;
+        size_t at = i + (size_t)d;
+        int k = patch_find(j->p, at);
+        if (k < 0 || j->p->val[k] != j->now[at]) {
+            size_t seen = __atomic_load_n(&j->first, __ATOMIC_RELAXED);
+            while (at < seen &&
+                   !__atomic_compare_exchange_n(&j->first, &seen, at, 0, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED))
+                ;
+            break;
+        }
+        i = at + 1;
+    }
+    return 0;
+}
+
+static size_t first_change(const float *now, const float *orig, size_t n, const patch_set *p)
+{
+    diff_job j = {(const uint32_t *)now, (const uint32_t *)orig, p, n};
+    par_for(n, (size_t)1 << 18, diff_slice, &j);
+    for (int k = 0; k < p->n; k++) /* a patched word changed back counts too */
+        if (p->idx[k] < j.first && ((const uint32_t *)now)[p->idx[k]] != p->val[k])
+            j.first = p->idx[k];
+    return j.first;
+}
+
+/* x and y of the stage's kind hold what was loaded plus the patch: 0, or -1
+ * with INPUT MODIFIED. */
+static int patched_inputs_unchanged(lab_ctx *c, int k, int variant, check_outcome *out)
+{
+    const float *now[2] = {c->x[k], c->y[k]}, *orig[2] = {c->h->x[variant], c->h->y};
+    const patch_set *ps[2] = {&c->px, &c->py};
+    static const char *const names[2] = {"x", "y"};
+    for (int m = 0; m < 2; m++) {
+        size_t i = first_change(now[m], orig[m], c->n, ps[m]);
+        if (i == c->n)
+            continue;
+        uint32_t want = patch_word(ps[m], (const uint32_t *)orig[m], i);
+        float fw;
+        memcpy(&fw, &want, 4);
+        out->v = V_INPUT_MODIFIED;
+        snprintf(out->msg, sizeof out->msg,
+                 "%s was changed during a timed call, first at %s[%zu]: it held %.7g and now "
+                 "holds %.7g. A stage may only read x and y.",
+                 names[m], names[m], i, fw, now[m][i]);
+        return -1;
+    }
+    return 0;
+}
+
+/* out[i]'s exact value and the bound on its rounding error, for inputs x, y. */
+static void expect_at(const lab_ctx *c, double x, double y, double *want, double *tol)
+{
+    const double u = ldexp(1.0, -24);
+    if (!c->heavy) {
+        *want = (double)A * x + y;
+        *tol = 4 * u * (fabs((double)A * x) + fabs(y)) + 1e-30;
+        return;
+    }
+    double p = c_heavy[c->degree], s = fabs(p);
+    for (int k = c->degree - 1; k >= 0; k--) {
+        p = p * x + c_heavy[k];
+        s = s * fabs(x) + fabs(c_heavy[k]);
+    }
+    *want = A * p + y;
+    *tol = (2.0 * c->degree + 8) * u * (fabs(A) * s + fabs(y));
 }
 
 static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
@@ -495,8 +631,11 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         snprintf(out->msg, sizeof out->msg, "x or y was changed: a stage may only read them");
         return -1;
     }
+    if (!full && patched_inputs_unchanged(c, k, variant, out) != 0)
+        return -1;
     /* A correctness test reads every output; a timed call (full = 0) the
-     * sampled ones, so that the check does not take longer than the copies. */
+     * sampled ones and the patched ones, so that the check does not take
+     * longer than the copies. */
     size_t count = full ? n : c->n_idx;
     size_t unwritten = 0, nans = 0, first = n;
     for (size_t j = 0; j < count; j++) {
@@ -520,24 +659,52 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                  unwritten ? "never written" : "NaN or infinite", first, first / per, c->chunks);
         return -1;
     }
-    const double u = ldexp(1.0, -24);
     size_t wrong = 0, bad = n;
     double want = 0;
-    if (!c->heavy) { /* SAXPY: recomputed here */
-        for (size_t j = 0; j < count; j++) {
-            size_t i = full ? j : c->idx[j];
-            double e = (double)A * x[i] + y[i];
-            if (!(fabs(got[i] - e) <= 4 * u * (fabs((double)A * x[i]) + fabs(y[i])) + 1e-30)) {
-                if (!wrong++ || i < bad) /* the sample is not in index order */
-                    bad = i, want = e;
-            }
+    if (full && c->heavy) { /* every output, on the GPU */
+        unsigned long long res[2];
+        if (c->ceiling_check(c->ceiling, x, y, got, res) != 0) {
+            out->v = V_SETUP_ERROR;
+            snprintf(out->msg, sizeof out->msg,
+                     "the grader could not check the outputs on the GPU (%s)",
+                     cudaGetErrorString(cudaGetLastError()));
+            return -1;
         }
-    } else { /* the sampled ones, against the reference made in setup */
-        for (size_t j = 0; j < c->n_idx; j++) {
-            size_t i = c->idx[j];
-            double tol = (2.0 * c->degree + 8) * u * c->scale[variant][j];
-            if (!(fabs(got[i] - c->exact[variant][j]) <= tol) && (!wrong++ || i < bad))
-                bad = i, want = c->exact[variant][j];
+        wrong = (size_t)res[0];
+        if (wrong) {
+            double tol;
+            bad = (size_t)res[1];
+            expect_at(c, x[bad], y[bad], &want, &tol);
+        }
+    } else if (full) { /* SAXPY: every output, here */
+        for (size_t i = 0; i < n; i++) {
+            double e, tol;
+            expect_at(c, x[i], y[i], &e, &tol);
+            if (!(fabs(got[i] - e) <= tol) && !wrong++)
+                bad = i, want = e;
+        }
+    } else { /* the sampled outputs and the patched ones, of the patched inputs */
+        const patch_set *px = &c->px, *py = &c->py;
+        size_t m = c->n_idx + (size_t)px->n + (size_t)py->n;
+        for (size_t j = 0; j < m; j++) {
+            size_t i = j < c->n_idx ? c->idx[j]
+                       : j < c->n_idx + (size_t)px->n ? px->idx[j - c->n_idx]
+                                                      : py->idx[j - c->n_idx - px->n];
+            int kx = patch_find(px, i), ky = patch_find(py, i);
+            double e, tol;
+            if (c->heavy && j < c->n_idx && kx < 0 && ky < 0) { /* made in setup */
+                e = c->exact[variant][j];
+                tol = (2.0 * c->degree + 8) * ldexp(1.0, -24) * c->scale[variant][j];
+            } else {
+                uint32_t wx = patch_word(px, (const uint32_t *)x, i);
+                uint32_t wy = patch_word(py, (const uint32_t *)y, i);
+                float fx, fy;
+                memcpy(&fx, &wx, 4);
+                memcpy(&fy, &wy, 4);
+                expect_at(c, fx, fy, &e, &tol);
+            }
+            if (!(fabs(got[i] - e) <= tol) && (!wrong++ || i < bad)) /* not in index order */
+                bad = i, want = e;
         }
     }
     if (!wrong)
@@ -546,7 +713,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     snprintf(out->msg, sizeof out->msg,
              "%zu %soutputs are wrong; the first is out[%zu] = %.7g, expected %.7g (chunk %zu of "
              "%d, %zu from its start).%s",
-             wrong, c->heavy || !full ? "checked " : "", bad, got[bad], want, bad / per, c->chunks,
+             wrong, !full ? "checked " : "", bad, got[bad], want, bad / per, c->chunks,
              bad % per,
              bad % per == 0 || bad % per == per - 1
                  ? " It is at a chunk's edge: check each chunk's offset and length."
@@ -579,6 +746,7 @@ const lab_spec lab_streams = {
     .pregenerate = pregenerate,
     .setup = setup,
     .prepare = prepare,
+    .perturb = perturb,
     .call = call,
     .call_ceiling = call_ceiling,
     .check = check,

@@ -1,5 +1,6 @@
 /* check_conv.c: lab 6's CPU reference and judgement of a convolution. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,24 @@ START_TEST(judgements)
     ck_assert_ptr_nonnull(strstr(msg, "1 of 2304 outputs are wrong; the first is out[0][0][8][4]"));
     f.got[100] = NAN;
     ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_NAN);
+    /* Input and filter rounded to TF32 (10-bit mantissas, to nearest). */
+    float *x = f.x, *w = f.w;
+    size_t nx = (size_t)l.N * l.C * l.H * l.W, nw = (size_t)l.K * l.C * l.R * l.S;
+    f.x = malloc(nx * sizeof(float));
+    f.w = malloc(nw * sizeof(float));
+    for (size_t i = 0; i < nx + nw; i++) {
+        float v = i < nx ? x[i] : w[i - nx];
+        uint32_t b;
+        memcpy(&b, &v, 4);
+        b = (b + 0x1000u) & ~0x1FFFu;
+        memcpy(i < nx ? &f.x[i] : &f.w[i - nx], &b, 4);
+    }
+    direct(&f, 0, 0);
+    free(f.x);
+    free(f.w);
+    f.x = x, f.w = w;
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_WRONG);
+    ck_assert_msg(strstr(msg, "rounded to a lower precision"), "%s", msg);
     memset(f.got, 0xFF, f.n * sizeof(float));
     ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_NOT_WRITTEN);
     drop(&f);
@@ -231,6 +250,64 @@ START_TEST(spec_matches_the_layers)
 }
 END_TEST
 
+/* A timed call's patch: the expected outputs move exactly as a full
+ * reference of the patched input and filter says (an input pixel and a
+ * filter weight of the same channel, so some outputs get both changes), the
+ * patched inputs' output passes, an earlier output (a replay) fails, and the
+ * undo restores every expected value. */
+static const conv_layer patch_layers[] = {{2, 5, 9, 11, 6, 3, 3, 1, 1}, {2, 3, 12, 13, 4, 5, 5, 2, 2}};
+
+START_TEST(patched_expectation_is_exact)
+{
+    fixture f, g;
+    char msg[VERDICT_MSG];
+    conv_layer l = patch_layers[_i];
+    make(&f, l, 60 + _i);
+    make(&g, l, 60 + _i);
+    /* x[1][2][4][5] and x[0][0][0][0] (a corner, under the padding's reach); w[3][2][1][2]. */
+    uint64_t ix[2] = {0, (((size_t)1 * l.C + 2) * l.H + 4) * l.W + 5};
+    uint64_t iw[2] = {(((size_t)1 * l.C + 0) * l.R + 0) * l.S + 0,
+                      (((size_t)3 * l.C + 2) * l.R + 1) * l.S + 2};
+    float fx[2] = {700.0f, -900.5f}, fw[2] = {-613.25f, 1000.0f};
+    uint32_t vx[2], vw[2];
+    memcpy(vx, fx, sizeof vx);
+    memcpy(vw, fw, sizeof vw);
+    for (int t = 0; t < 2; t++) {
+        g.x[ix[t]] = fx[t];
+        g.w[iw[t]] = fw[t];
+    }
+    ck_assert_int_eq(conv_reference(&g.p, g.exact, g.scale), 0);
+    double *exact0 = malloc(f.n * sizeof(double)), *scale0 = malloc(f.n * sizeof(double));
+    memcpy(exact0, f.exact, f.n * sizeof(double));
+    memcpy(scale0, f.scale, f.n * sizeof(double));
+    conv_saved *save = malloc(conv_patch_room(&l, 2, 2) * sizeof *save);
+    size_t saved = conv_patch_expect(&f.p, f.exact, f.scale, ix, vx, 2, iw, vw, 2, save);
+    ck_assert_uint_le(saved, conv_patch_room(&l, 2, 2));
+    size_t changed = 0;
+    for (size_t e = 0; e < f.n; e++) {
+        ck_assert_msg(fabs(f.exact[e] - g.exact[e]) <= 1e-12 * (1 + g.scale[e]), "exact at %zu", e);
+        ck_assert_msg(fabs(f.scale[e] - g.scale[e]) <= 1e-12 * (1 + g.scale[e]), "scale at %zu", e);
+        changed += f.exact[e] != exact0[e];
+    }
+    ck_assert_uint_ge(changed, (size_t)2 * l.K); /* at least the channels around each pixel */
+    float *x0 = f.x, *w0 = f.w;
+    f.x = g.x, f.w = g.w; /* the patched inputs' output */
+    direct(&f, 0, 0);
+    f.x = x0, f.w = w0;
+    ck_assert_msg(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg) == V_PASS, "%s", msg);
+    direct(&f, 0, 0); /* the unpatched inputs' output: a replay */
+    ck_assert_int_eq(conv_judge(&f.p, f.exact, f.scale, f.got, msg, sizeof msg), V_WRONG);
+    conv_patch_undo(f.exact, f.scale, save, saved);
+    ck_assert(memcmp(exact0, f.exact, f.n * sizeof(double)) == 0);
+    ck_assert(memcmp(scale0, f.scale, f.n * sizeof(double)) == 0);
+    free(exact0);
+    free(scale0);
+    free(save);
+    drop(&f);
+    drop(&g);
+}
+END_TEST
+
 Suite *make_conv_suite(void)
 {
     Suite *s = suite_create("conv");
@@ -241,6 +318,8 @@ Suite *make_conv_suite(void)
     tcase_add_test(tc, other_orders_pass);
     tcase_add_test(tc, graded_layers);
     tcase_add_test(tc, spec_matches_the_layers);
+    tcase_add_loop_test(tc, patched_expectation_is_exact, 0,
+                        (int)(sizeof patch_layers / sizeof patch_layers[0]));
     suite_add_tcase(s, tc);
     return s;
 }

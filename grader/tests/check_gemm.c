@@ -1,7 +1,12 @@
 /* check_gemm.c: lab 4's CPU reference and judgement. Float32 results in the
  * orders GPU kernels use must pass; a result that ignores beta, one that skips
  * the last partial tile of K, one computed from inputs rounded to FP16, and
- * unwritten or NaN elements must fail, each with its explanation. */
+ * unwritten or NaN elements must fail, each with its explanation. On the
+ * graded inputs (gemm_fill_inputs) TF32 fails a float32 stage, and FP16 and
+ * BF16 fail the TF32 stage, which TF32 passes; a timed call's patch changes
+ * the expected C exactly as a full reference of the patched inputs does, and
+ * an earlier C is rejected. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,29 +64,69 @@ static float round_fp16(float x)
     return (float)ldexp(m, e);
 }
 
-static void kernel(fixture *f, int tile, int k_end, int use_beta, int fp16)
+/* The formats a kernel may round A and B to. */
+enum { F32, FP16_MANTISSA, TF32_RNA, BF16_RNE, FP16_FULL };
+
+static float from_bits(uint32_t b)
 {
-    const gemm_problem *p = &f->p;
+    float x;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+static uint32_t bits_of(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    return b;
+}
+
+static float round_to(float x, int format)
+{
+    uint32_t b = bits_of(x);
+    switch (format) {
+    case FP16_MANTISSA:
+        return round_fp16(x);
+    case TF32_RNA: /* as cvt.rna.tf32.f32: to nearest, ties away from zero */
+        return from_bits((b + 0x1000u) & ~0x1FFFu);
+    case BF16_RNE:
+        return from_bits((b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u);
+    case FP16_FULL: /* __float2half_rn: overflow to infinity, subnormals below 2^-14 */
+        if (fabsf(x) >= 65520.0f)
+            return x > 0 ? INFINITY : -INFINITY;
+        if (fabsf(x) < ldexpf(1.0f, -14))
+            return (float)ldexp(nearbyint(ldexp(x, 24)), -24);
+        return round_fp16(x);
+    default:
+        return x;
+    }
+}
+
+/* C of problem p into got, as a kernel would make it: tiles of k, inputs
+ * rounded to `format`. */
+static void kernel_on(const gemm_problem *p, float *got, int tile, int k_end, int use_beta,
+                      int format)
+{
     for (int i = 0; i < p->M; i++)
         for (int j = 0; j < p->N; j++) {
             float total = 0.0f;
             for (int k0 = 0; k0 < k_end; k0 += tile) {
                 float part = 0.0f;
-                for (int k = k0; k < k0 + tile && k < k_end; k++) {
-                    float a = p->A[(size_t)i * p->K + k], b = p->B[(size_t)k * p->N + j];
-                    if (fp16) {
-                        a = round_fp16(a);
-                        b = round_fp16(b);
-                    }
-                    part = fmaf(a, b, part);
-                }
+                for (int k = k0; k < k0 + tile && k < k_end; k++)
+                    part = fmaf(round_to(p->A[(size_t)i * p->K + k], format),
+                                round_to(p->B[(size_t)k * p->N + j], format), part);
                 total += part;
             }
             float c = p->alpha * total;
             if (use_beta && p->beta != 0.0f)
                 c = fmaf(p->beta, p->C0[(size_t)i * p->N + j], c);
-            f->got[(size_t)i * p->N + j] = c;
+            got[(size_t)i * p->N + j] = c;
         }
+}
+
+static void kernel(fixture *f, int tile, int k_end, int use_beta, int fp16)
+{
+    kernel_on(&f->p, f->got, tile, k_end, use_beta, fp16 ? FP16_MANTISSA : F32);
 }
 
 START_TEST(reference_is_exact)
@@ -165,6 +210,160 @@ START_TEST(tolerance_grows_with_k)
 }
 END_TEST
 
+
+/* The graded inputs of one size (gemm.c's order: A, B, then C0). */
+static void make_graded(fixture *f, int M, int N, int K, float alpha, float beta, uint64_t seed)
+{
+    make(f, M, N, K, alpha, beta, seed);
+    rng r;
+    rng_seed(&r, seed);
+    gemm_fill_inputs(M, N, K, f->A, f->B, &r);
+    rng_fill_uniform(&r, f->C0, (size_t)M * N, -1.0f, 1.0f);
+    ck_assert_int_eq(gemm_reference(&f->p, f->exact, f->scale), 0);
+}
+
+/* Rows of A beyond FP16's range and columns of B below it, at least one of
+ * each, and every value finite and normal. */
+START_TEST(graded_inputs_have_every_kind)
+{
+    fixture f;
+    make_graded(&f, 17, 33, 65, 1.0f, 0.0f, 21);
+    int big = 0, tiny = 0;
+    for (int i = 0; i < 17; i++) {
+        float m = 0;
+        for (int k = 0; k < 65; k++) {
+            float a = f.A[i * 65 + k];
+            ck_assert(isfinite(a) && (a == 0 || fabsf(a) >= FLT_MIN));
+            m = fmaxf(m, fabsf(a));
+        }
+        big += m > 65504.0f;
+    }
+    for (int j = 0; j < 33; j++) {
+        float m = 0;
+        for (int k = 0; k < 65; k++)
+            m = fmaxf(m, fabsf(f.B[k * 33 + j]));
+        tiny += m < ldexpf(1.0f, -25);
+    }
+    ck_assert_int_ge(big, 1);
+    ck_assert_int_ge(tiny, 1);
+    drop(&f);
+}
+END_TEST
+
+/* Float32 in any order passes on the graded inputs, at every K; TF32 fails a
+ * float32 stage there, even at K = 4096 where random signs would hide it;
+ * FP16 (its range) and BF16 (its mantissa) fail the TF32 stage, which TF32
+ * passes; each failure names a lower precision. */
+static const int graded_shapes[][3] = {{17, 33, 65}, {40, 24, 997}, {24, 40, 4096}};
+
+START_TEST(graded_inputs_tell_formats)
+{
+    fixture f;
+    const int *sh = graded_shapes[_i];
+    char msg[VERDICT_MSG];
+    for (int v = 0; v < 2; v++) {
+        make_graded(&f, sh[0], sh[1], sh[2], v ? 0.75f : 1.0f, v ? -0.5f : 0.0f, 30 + _i);
+        int tiles[] = {1, 32, 1 << 20};
+        for (int t = 0; t < 3; t++) {
+            kernel_on(&f.p, f.got, tiles[t], sh[2], 1, F32);
+            ck_assert_msg(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg) == V_PASS,
+                          "float32, tile %d: %s", tiles[t], msg);
+            ck_assert_msg(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg) == V_PASS,
+                          "float32 in the TF32 stage, tile %d: %s", tiles[t], msg);
+        }
+        kernel_on(&f.p, f.got, 32, sh[2], 1, TF32_RNA);
+        ck_assert_msg(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg) == V_PASS,
+                      "TF32 in the TF32 stage: %s", msg);
+        ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_WRONG);
+        ck_assert_msg(strstr(msg, "a lower precision"), "%s", msg);
+        kernel_on(&f.p, f.got, 32, sh[2], 1, FP16_FULL);
+        ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_WRONG);
+        ck_assert_msg(strstr(msg, "rounded to a lower precision (FP16, __half)"), "%s", msg);
+        ck_assert_msg(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg) == V_WRONG,
+                      "%s", msg);
+        ck_assert_msg(strstr(msg, "rounded to a lower precision"), "%s", msg);
+        kernel_on(&f.p, f.got, 32, sh[2], 1, BF16_RNE);
+        ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_WRONG);
+        ck_assert_msg(strstr(msg, "a lower precision than TF32"), "%s", msg);
+        drop(&f);
+    }
+}
+END_TEST
+
+/* A timed call's patch, as gemm.c makes it: a few words of A and of B, about
+ * a thousand times their row's (column's) scale; one of A and one of B share
+ * a k, so one element of C gets both changes and their product. */
+static void patch_like_the_grader(const fixture *f, uint64_t *ia, uint32_t *va, uint64_t *ib,
+                                  uint32_t *vb, rng *r)
+{
+    const gemm_problem *p = &f->p;
+    size_t k = rng_below(r, (uint64_t)p->K);
+    ia[0] = (size_t)rng_below(r, (uint64_t)p->M) * p->K + k;
+    ia[1] = ia[0] + p->K <= (size_t)p->M * p->K - 1 ? ia[0] + p->K : ia[0] - p->K;
+    ib[0] = k * p->N + rng_below(r, (uint64_t)p->N);
+    ib[1] = (ib[0] + 7 * (size_t)p->N + 3) % ((size_t)p->K * p->N);
+    if (ia[1] < ia[0]) {
+        uint64_t t = ia[0];
+        ia[0] = ia[1], ia[1] = t;
+    }
+    if (ib[1] < ib[0]) {
+        uint64_t t = ib[0];
+        ib[0] = ib[1], ib[1] = t;
+    }
+    for (int t = 0; t < 2; t++) {
+        va[t] = bits_of((t ? -1.0f : 1.0f) * rng_uniform(r, 512.0f, 1024.0f) * 1.25f);
+        vb[t] = bits_of((t ? 1.0f : -1.0f) * rng_uniform(r, 512.0f, 1024.0f));
+    }
+}
+
+START_TEST(patched_expectation_is_exact)
+{
+    fixture f, g;
+    char msg[VERDICT_MSG];
+    const int M = 37, N = 29, K = 300;
+    make_graded(&f, M, N, K, 0.75f, -0.5f, 41);
+    make_graded(&g, M, N, K, 0.75f, -0.5f, 41); /* to be patched */
+    rng r;
+    rng_seed(&r, 5);
+    uint64_t ia[2], ib[2];
+    uint32_t va[2], vb[2];
+    patch_like_the_grader(&f, ia, va, ib, vb, &r);
+    for (int t = 0; t < 2; t++) {
+        memcpy(&g.A[ia[t]], &va[t], 4);
+        memcpy(&g.B[ib[t]], &vb[t], 4);
+    }
+    ck_assert_int_eq(gemm_reference(&g.p, g.exact, g.scale), 0);
+    size_t mn = (size_t)M * N;
+    double *exact0 = malloc(mn * sizeof(double)), *scale0 = malloc(mn * sizeof(double));
+    double *save = malloc(2 * 2 * (size_t)(M + N) * sizeof(double));
+    memcpy(exact0, f.exact, mn * sizeof(double));
+    memcpy(scale0, f.scale, mn * sizeof(double));
+    gemm_patch_expect(&f.p, f.exact, f.scale, ia, va, 2, ib, vb, 2, save);
+    size_t changed = 0;
+    for (size_t e = 0; e < mn; e++) {
+        ck_assert_msg(fabs(f.exact[e] - g.exact[e]) <= 1e-12 * g.scale[e], "exact at %zu", e);
+        ck_assert_msg(fabs(f.scale[e] - g.scale[e]) <= 1e-12 * g.scale[e], "scale at %zu", e);
+        changed += f.exact[e] != exact0[e];
+    }
+    ck_assert_uint_ge(changed, 2 * N + 2 * M - 8); /* two rows and two columns */
+    /* The C of the patched inputs passes; the earlier C (a replay) fails. */
+    kernel_on(&g.p, f.got, 32, K, 1, F32);
+    ck_assert_msg(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg) == V_PASS, "%s",
+                  msg);
+    kernel_on(&f.p, f.got, 32, K, 1, F32);
+    ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_WRONG);
+    ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_WRONG);
+    gemm_patch_undo(&f.p, f.exact, f.scale, ia, 2, ib, 2, save);
+    ck_assert(memcmp(exact0, f.exact, mn * sizeof(double)) == 0);
+    ck_assert(memcmp(scale0, f.scale, mn * sizeof(double)) == 0);
+    free(exact0);
+    free(scale0);
+    free(save);
+    drop(&f);
+    drop(&g);
+}
+END_TEST
+
 extern const lab_spec lab_gemm;
 
 /* The shapes, the benchmark 4096^3 (137 GFLOP per call). */
@@ -196,6 +395,10 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, float32_orders_pass, 0, (int)(sizeof shapes / sizeof shapes[0]));
     tcase_add_test(tc, wrong_results_fail);
     tcase_add_test(tc, tolerance_grows_with_k);
+    tcase_add_test(tc, graded_inputs_have_every_kind);
+    tcase_add_loop_test(tc, graded_inputs_tell_formats, 0,
+                        (int)(sizeof graded_shapes / sizeof graded_shapes[0]));
+    tcase_add_test(tc, patched_expectation_is_exact);
     tcase_add_test(tc, sizes_and_stages);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,28 @@
+/* Adversarial case (lab 4): stage 1 is correct, but from its third call at
+ * 4096^3 on (only timed calls get there: the correctness test calls each
+ * size twice) it writes into B after multiplying. The check of every timed
+ * call finds B changed.
+ * lab: 4
+ * grade-args: --stage 1
+ * expect: 1 correctness PASS
+ * expect: 1 speed INPUT MODIFIED
+ * expect-output: B was changed during a timed call
+ */
+#define gemm_coalesced gemm_coalesced_reference
+#include "../../../solutions/4-gemm/gemm.cu"
+#undef gemm_coalesced
+
+__global__ void scribble(float *B)
+{
+    B[12345] += 1.0f;
+}
+
+extern "C" lab_status gemm_coalesced(int M, int N, int K, float alpha, const float *d_A,
+                                     const float *d_B, float beta, float *d_C, cudaStream_t stream)
+{
+    static int big_calls;
+    lab_status st = gemm_coalesced_reference(M, N, K, alpha, d_A, d_B, beta, d_C, stream);
+    if (st == LAB_OK && M == 4096 && N == 4096 && K == 4096 && ++big_calls > 2)
+        scribble<<<1, 1, 0, stream>>>(const_cast<float *>(d_B));
+    return st;
+}
