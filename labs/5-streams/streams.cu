@@ -213,8 +213,9 @@ extern "C" void zero_copy_teardown(void *state)
 /* ------------------------------------------------------------------------ */
 /* Given: stage 4, the heavy job with stage 0's code: copies in, kernel and */
 /* copy out one after the other, now on pinned buffers (so the copies run   */
-/* at the full PCIe rate). The grader raises the degree until the kernel    */
-/* takes about as long as the copies. It is the fixed base for stage 5.     */
+/* at the full PCIe rate). The grader picks the degree, from the measured   */
+/* times of the copies and of the kernel, so that the kernel takes about as */
+/* long as the copies. It is the fixed base for stage 5.                    */
 /* ------------------------------------------------------------------------ */
 
 extern "C" lab_status heavy_serial_setup(const streams_job *job, void **state)

@@ -25,8 +25,9 @@ static unsigned blocks_for(long long n, int per_block)
 /* Given: stage 0, direct convolution, one thread per output.               */
 /* Consecutive threads take consecutive q (the output's innermost index), so */
 /* the stores are coalesced and a warp's input reads are `stride` apart; the  */
-/* filter values are the same for the whole warp (a broadcast). Every input */
-/* value is read from global memory (or cache) K R S / stride^2 times.      */
+/* lanes that share k (a whole warp, unless it straddles two output planes) */
+/* read the same filter value (a broadcast). Every input value is read from */
+/* global memory (or cache) about K R S / stride^2 times.                   */
 /* ------------------------------------------------------------------------ */
 
 __global__ void direct_kernel(conv_shape l, int P, int Q, const float *__restrict__ x,
