@@ -465,24 +465,12 @@ static void check_classroom_payload(const run_summary *r, int want_lines)
     char err[128];
     json *doc = json_parse(buf, err, sizeof err);
     ck_assert_msg(doc != NULL, "%s:\n%s", err, buf);
-    ck_assert_int_eq((int)json_number(json_get(doc, "version"), 0), 1);
-    const char *status = json_string(json_get(doc, "status"), "");
-    ck_assert(!strcmp(status, "pass") || !strcmp(status, "fail") || !strcmp(status, "error"));
+    classroom_payload_check(doc);
     const json *tests = json_get(doc, "tests");
-    ck_assert(tests && tests->type == JSON_ARRAY && tests->n > 0);
-    static const char *const fields[] = {"name", "status", "score", "message", "filename",
-                                         "line_no", "execution_time"};
-    static const json_type types[] = {JSON_STRING, JSON_STRING, JSON_NUMBER, JSON_STRING,
-                                      JSON_STRING, JSON_NUMBER, JSON_STRING};
     int passed = 0, lines = 0;
     double posted = 0;
     for (int i = 0; i < tests->n; i++) {
         const json *t = &tests->items[i];
-        ck_assert_int_eq(t->n, (int)(sizeof fields / sizeof fields[0]));
-        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
-            const json *v = json_get(t, fields[k]);
-            ck_assert_msg(v && v->type == types[k], "test %d: field %s", i, fields[k]);
-        }
         passed += strcmp(json_string(json_get(t, "status"), ""), "pass") == 0;
         posted += json_number(json_get(t, "score"), 0);
         lines += json_number(json_get(t, "line_no"), 0) > 0;

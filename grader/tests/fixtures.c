@@ -115,6 +115,36 @@ int remove_tree(const char *dir)
     return system(cmd);
 }
 
+/* See tests.h. The reporter (classroom-resources/autograding-grading-reporter,
+ * src/main.js and the files it calls) decodes each step's payload, fails the
+ * job on a status "fail" or "error", counts tests with status "pass" against
+ * all tests (so there must be one), prints each test's name, line_no and, for
+ * an error, its message, and posts the sum of the scores out of max_score. */
+void classroom_payload_check(const json *doc)
+{
+    ck_assert(doc != NULL && doc->type == JSON_OBJECT);
+    ck_assert_int_eq((int)json_number(json_get(doc, "version"), 0), 1);
+    const char *status = json_string(json_get(doc, "status"), "");
+    ck_assert_msg(!strcmp(status, "pass") || !strcmp(status, "fail") || !strcmp(status, "error"),
+                  "status \"%s\"", status);
+    const json *max = json_get(doc, "max_score");
+    ck_assert(max && max->type == JSON_NUMBER && max->number >= 0);
+    const json *tests = json_get(doc, "tests");
+    ck_assert(tests && tests->type == JSON_ARRAY && tests->n > 0);
+    static const char *const fields[] = {"name", "status", "score", "message", "filename",
+                                         "line_no", "execution_time"};
+    static const json_type types[] = {JSON_STRING, JSON_STRING, JSON_NUMBER, JSON_STRING,
+                                      JSON_STRING, JSON_NUMBER, JSON_STRING};
+    for (int i = 0; i < tests->n; i++) {
+        const json *t = &tests->items[i];
+        ck_assert_int_eq(t->n, (int)(sizeof fields / sizeof fields[0]));
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+            const json *v = json_get(t, fields[k]);
+            ck_assert_msg(v && v->type == types[k], "test %d: field %s", i, fields[k]);
+        }
+    }
+}
+
 void test_skip(const char *why)
 {
     const char *path = getenv("CUDA_LABS_TEST_SKIPS");

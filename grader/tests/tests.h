@@ -39,6 +39,7 @@ int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipp
 int grade_unopened_count(void);     /* adversarial cases of labs not open yet: skipped */
 int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: skipped too */
 
+#include "../json.h"
 #include "../proc.h" /* run_command */
 #include "../results.h"
 
@@ -63,6 +64,11 @@ int json_balanced(const char *s);
  * returns: run_tests counts it as skipped, never as passed. Without
  * run_tests' record of skips ($CUDA_LABS_TEST_SKIPS) the test fails instead. */
 void test_skip(const char *why);
+/* A GitHub Classroom payload (decoded) has what the reporter reads, with the
+ * types it expects: version 1, a status, a max_score, and at least one test,
+ * each with exactly name, status, score, message, filename, line_no and
+ * execution_time. */
+void classroom_payload_check(const json *doc);
 /* The grader under test: $GRADE, else ./grade. */
 const char *grade_path(void);
 
