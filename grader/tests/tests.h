@@ -13,6 +13,7 @@ Suite *make_results_suite(void);
 Suite *make_report_suite(void);
 Suite *make_elfsym_suite(void);
 Suite *make_labs_suite(void);
+Suite *make_lab_by_lab_suite(void); /* release and regeneration of lab data, one runner, huge pages */
 Suite *make_reduce_suite(void);
 Suite *make_shuffle_suite(void);
 Suite *make_gemm_suite(void);
