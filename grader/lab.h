@@ -90,6 +90,17 @@ typedef struct lab_spec {
     /* Parent side, optional, no CUDA: makes the host data of a size before any
      * test forks, so every child shares one copy instead of making its own. */
     int (*pregenerate)(int size, uint64_t seed, int variants);
+    /* Parent side, set when pregenerate is: frees what it made for size.
+     * ./grade makes a lab's data just before the lab's tests and releases it
+     * right after, so the next lab's children are not forked from it (fork
+     * copies the page tables of all the parent holds) and the labs' data is
+     * never held all at once. A child then makes its own on demand. */
+    void (*release)(int size);
+    /* Parent side, set when pregenerate is: the bytes of the arrays held for
+     * size (every one not freed; 0: none) and, when digest is not NULL and
+     * some are held, a hash of them, so tests can prove that release frees
+     * and that a second pregenerate makes the same data. */
+    size_t (*held)(int size, uint64_t *digest);
     /* Child side, CUDA allowed. All return 0 on success; on failure they fill out. */
     int (*setup)(lab_ctx **ctx, int stage, int size, uint64_t seed, int variants,
                  check_outcome *out);

@@ -1,7 +1,9 @@
 /* grader/main.c: ./grade. The parent parses arguments, checks the libraries
  * exist and define every stage, asks a child whether there is a GPU, builds
- * one Check suite per lab and runs it in fork mode. It never calls CUDA itself:
- * a CUDA call before fork() breaks CUDA in every child. */
+ * one Check suite per lab and runs the suites in fork mode, one lab at a
+ * time, each with its own inputs made just before and freed right after. It
+ * never calls CUDA itself: a CUDA call before fork() breaks CUDA in every
+ * child. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
@@ -158,6 +160,7 @@ static void sass_end(sass_read *r)
     r->started = 0;
     /* Closed only now that no test child runs: each child closes this number,
      * which must not meanwhile have been given to another file of ours. */
+    runner_close_in_children_end(r->pending.fd);
     sass_close(&r->pending);
 }
 
@@ -897,34 +900,13 @@ static int grade_main(int argc, char **argv)
     if (sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-    /* Inputs and expected outputs, made once here (no CUDA) for all children;
-     * meanwhile the libraries' machine code is read for the technique check. */
-    static sass_read sass[OPT_MAX_LABS];
-    for (int i = 0; i < n; i++)
-        sass_begin(&sass[i], specs[i], libs[i]);
-    static double before[OPT_MAX_LABS][TM_COUNT];
-    for (int i = 0; i < n; i++) {
-        tm_start(TM_INPUTS);
-        for (int size = 0; specs[i]->pregenerate && size < specs[i]->n_sizes; size++)
-            if (size_graded(specs[i], size, &o) &&
-                specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
-                                      size == specs[i]->bench_size ? 2 : 1) != 0) {
-                say(stderr, "grade: out of host memory for the inputs of lab %d\n",
-                        specs[i]->number);
-                return EXIT_FAILED;
-            }
-        tm_totals(before[i]);
-    }
-
     lab_results *res = results_map(n);
     if (!res) {
         say(stderr, "grade: cannot map the results page: %s\n", strerror(errno));
         return EXIT_FAILED;
     }
-    for (int i = 0; i < n; i++) {
-        memcpy(res[i].parent_tm, before[i], sizeof before[i]);
+    for (int i = 0; i < n; i++)
         not_available(specs[i], &res[i], gated[i], &dev);
-    }
     static grade_run runs[OPT_MAX_LABS];
     SRunner *sr = NULL;
     for (int i = 0; i < n; i++) {
@@ -958,15 +940,44 @@ static int grade_main(int argc, char **argv)
     }
     struct timespec started;
     clock_gettime(CLOCK_MONOTONIC, &started);
+    double preparing = 0; /* seconds making and releasing inputs: not in elapsed_s */
     progress_start(runs, n);
-    runner_start_clock();
-    srunner_run_all(sr, CK_SILENT);
+    /* Lab by lab: its inputs and expected outputs are made here (no CUDA)
+     * just before its tests, shared by its children through fork, and
+     * released right after, so that no child is forked from (and no moment
+     * holds) the data of every lab. Meanwhile the library's machine code is
+     * read for the technique check; the pipe stays open until the lab's
+     * children have run. One runner holds every suite and adds up the
+     * tests of each srunner_run. */
+    static sass_read sass[OPT_MAX_LABS];
+    for (int i = 0; i < n; i++) {
+        double t0 = tm_now();
+        sass_begin(&sass[i], specs[i], libs[i]);
+        tm_start(TM_INPUTS);
+        for (int size = 0; specs[i]->pregenerate && size < specs[i]->n_sizes; size++)
+            if (size_graded(specs[i], size, &o) &&
+                specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
+                                      size == specs[i]->bench_size ? 2 : 1) != 0) {
+                progress_stop();
+                say(stderr, "grade: out of host memory for the inputs of lab %d\n",
+                        specs[i]->number);
+                return EXIT_FAILED;
+            }
+        results_open(); /* the parent's: writable, kept so */
+        tm_totals(res[i].parent_tm);
+        preparing += tm_now() - t0;
+        runner_start_clock();
+        srunner_run(sr, runs[i].suite, NULL, CK_SILENT);
+        t0 = tm_now();
+        sass_end(&sass[i]);
+        for (int size = 0; specs[i]->release && size < specs[i]->n_sizes; size++)
+            specs[i]->release(size);
+        preparing += tm_now() - t0;
+    }
     progress_stop();
 
     int n_run = srunner_ntests_run(sr);
     rmdir(out_dir);
-    for (int i = 0; i < n; i++)
-        sass_end(&sass[i]);
     int got_all = 0, max_all = 0, failed = 0;
     for (int i = 0; i < n; i++) {
         char *techniques = NULL;
@@ -995,7 +1006,7 @@ static int grade_main(int argc, char **argv)
     struct timespec ended;
     clock_gettime(CLOCK_MONOTONIC, &ended);
     double elapsed_s = (double)(ended.tv_sec - started.tv_sec) +
-                       1e-9 * (double)(ended.tv_nsec - started.tv_nsec);
+                       1e-9 * (double)(ended.tv_nsec - started.tv_nsec) - preparing;
     run_summary summary = {specs, res, n, &dev, o.seed, elapsed_s, root};
     failed += write_outputs(&o, &summary, lib_names);
     printf("\n");

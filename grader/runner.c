@@ -182,6 +182,15 @@ void runner_close_in_children(int fd)
         parent_fds[n_parent_fds++] = fd;
 }
 
+void runner_close_in_children_end(int fd)
+{
+    for (int i = 0; fd >= 0 && i < n_parent_fds; i++)
+        if (parent_fds[i] == fd) {
+            parent_fds[i] = parent_fds[--n_parent_fds];
+            return;
+        }
+}
+
 /* The record of this child's test, for the SIGSYS handler. */
 static test_record *sandboxed_rec;
 
@@ -879,11 +888,17 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
     runs[n_runs++] = run;
     after_stage_fn = after_stage;
     const lab_spec *spec = run->spec;
-    /* Check keeps the names it is given, not copies: they must outlive the run. */
-    static char suite_names[MAX_RUNS][32], tcase_names[MAX_RUNS][LAB_MAX_STAGES][32];
-    char *name = suite_names[r];
-    snprintf(name, sizeof suite_names[r], "lab%d", spec->number);
-    Suite *s = suite_create(name);
+    /* Check keeps the names it is given, not copies: they must outlive the
+     * run (run->suite does). A lab named twice gets a second name. */
+    static char tcase_names[MAX_RUNS][LAB_MAX_STAGES][32];
+    int twice = 0;
+    for (int k = 0; k < r; k++)
+        twice += runs[k]->spec->number == spec->number;
+    if (twice)
+        snprintf(run->suite, sizeof run->suite, "lab%d-%d", spec->number, twice + 1);
+    else
+        snprintf(run->suite, sizeof run->suite, "lab%d", spec->number);
+    Suite *s = suite_create(run->suite);
     for (int st = 0; st < spec->n_stages; st++) {
         if ((run->stage_mask && !(run->stage_mask & (1u << st))) || (run->graded && !run->graded[st]))
             continue;

@@ -29,9 +29,11 @@ typedef struct grade_run {
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
     int sandbox;         /* each child installs the seccomp filter (grader/sandbox.h) */
+    char suite[32];      /* its suite's name, set by runner_suite: "lab3" (unique in a run) */
 } grade_run;
 
-/* Registers run (it must outlive the suite's run) and builds its suite: one
+/* Registers run (it must outlive the suite's run) and builds its suite, named
+ * run->suite (srunner_run runs it alone): one
  * TCase per stage, holding the correctness test and, when the stage's speed
  * is graded, the performance test. after_stage, if set, is called in the
  * parent after each stage's tests (for the live line). */
@@ -39,8 +41,12 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
 /* A file descriptor of the parent's that no test child may keep (the pipe
  * the technique check reads cuobjdump from): each child closes it first. */
 void runner_close_in_children(int fd);
+/* The parent is about to close fd: children stop closing that number, which
+ * a later file of the parent's (Check's message file of the next lab) may
+ * reuse. */
+void runner_close_in_children_end(int fd);
 /* Starts the clock that times each stage's tests from the parent (the
- * results' stage_wall and wall): call it just before running the suites. */
+ * results' stage_wall and wall): call it just before running each suite. */
 void runner_start_clock(void);
 
 /* Student output: each test's stdout and stderr go to their own file in this

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../../common/rng.h"
+#include "../../common/hostmem.h"
 #include "../../labs/6-conv/conv.h"
 #include "../ceiling.h"
 #include "../gbuf.h"
@@ -106,10 +107,10 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     const conv_layer *l = &conv_layers[size].l;
     size_t out = conv_out_elems(l);
     h->seed = seed;
-    h->x = malloc(in_elems(l) * sizeof(float));
-    h->w = malloc(filter_elems(l) * sizeof(float));
-    h->exact = malloc(out * sizeof(double));
-    h->scale = malloc(out * sizeof(double));
+    h->x = hostmem_alloc(in_elems(l) * sizeof(float));
+    h->w = hostmem_alloc(filter_elems(l) * sizeof(float));
+    h->exact = hostmem_alloc(out * sizeof(double));
+    h->scale = hostmem_alloc(out * sizeof(double));
     if (!h->x || !h->w || !h->exact || !h->scale) {
         host_data_free(h);
         return -1;
@@ -136,6 +137,29 @@ static int pregenerate(int size, uint64_t seed, int variants)
         return -1;
     host_data_free(&cache[size]);
     return host_data_make(&cache[size], size, seed);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < (int)(sizeof cache / sizeof cache[0]))
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= conv_n_layers || size >= (int)(sizeof cache / sizeof cache[0]))
+        return 0;
+    const host_data *h = &cache[size];
+    const conv_layer *l = &conv_layers[size].l;
+    size_t out = conv_out_elems(l);
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = lab_held(&d, h->x, in_elems(l) * sizeof(float));
+    bytes += lab_held(&d, h->w, filter_elems(l) * sizeof(float));
+    bytes += lab_held(&d, h->exact, out * sizeof(double));
+    bytes += lab_held(&d, h->scale, out * sizeof(double));
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
 }
 
 struct lab_ctx {
@@ -387,6 +411,8 @@ const lab_spec lab_conv = {
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
     .setup = setup,
     .prepare = prepare,
     .perturb = perturb,

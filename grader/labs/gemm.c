@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/hostmem.h"
 #include "../../common/rng.h"
 #include "../../labs/4-gemm/gemm.h"
 #include "../ceiling.h"
@@ -125,12 +126,12 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     const int M = gemm_sizes[size][0], N = gemm_sizes[size][1], K = gemm_sizes[size][2];
     size_t mn = (size_t)M * N;
     h->seed = seed;
-    h->A = malloc((size_t)M * K * sizeof(float));
-    h->B = malloc((size_t)K * N * sizeof(float));
-    h->C0 = malloc(mn * sizeof(float));
+    h->A = hostmem_alloc((size_t)M * K * sizeof(float));
+    h->B = hostmem_alloc((size_t)K * N * sizeof(float));
+    h->C0 = hostmem_alloc(mn * sizeof(float));
     for (int v = 0; v < VARIANTS; v++) {
-        h->exact[v] = malloc(mn * sizeof(double));
-        h->scale[v] = malloc(mn * sizeof(double));
+        h->exact[v] = hostmem_alloc(mn * sizeof(double));
+        h->scale[v] = hostmem_alloc(mn * sizeof(double));
         if (!h->exact[v] || !h->scale[v])
             break;
     }
@@ -166,6 +167,32 @@ static int pregenerate(int size, uint64_t seed, int variants)
         return -1;
     host_data_free(&cache[size]);
     return host_data_make(&cache[size], size, seed);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < N_SIZES)
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= N_SIZES)
+        return 0;
+    const host_data *h = &cache[size];
+    const size_t M = (size_t)gemm_sizes[size][0], N = (size_t)gemm_sizes[size][1],
+                 K = (size_t)gemm_sizes[size][2];
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = lab_held(&d, h->A, M * K * sizeof(float));
+    bytes += lab_held(&d, h->B, K * N * sizeof(float));
+    bytes += lab_held(&d, h->C0, M * N * sizeof(float));
+    for (int v = 0; v < VARIANTS; v++) {
+        bytes += lab_held(&d, h->exact[v], M * N * sizeof(double));
+        bytes += lab_held(&d, h->scale[v], M * N * sizeof(double));
+    }
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
 }
 
 struct lab_ctx {
@@ -434,6 +461,8 @@ const lab_spec lab_gemm = {
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
     .setup = setup,
     .prepare = prepare,
     .perturb = perturb,

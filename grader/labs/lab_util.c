@@ -18,6 +18,28 @@ int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what)
     return -1;
 }
 
+uint64_t lab_digest(uint64_t h, const void *p, size_t bytes)
+{
+    const unsigned char *b = p;
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) { /* 64 bits at a time, FNV-1a's step */
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; i < bytes; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return (h ^ (uint64_t)bytes) * 0x100000001b3ull;
+}
+
+size_t lab_held(uint64_t *d, const void *p, size_t bytes)
+{
+    if (!p)
+        return 0;
+    *d = lab_digest(*d, p, bytes);
+    return bytes;
+}
+
 int lab_no_memory(check_outcome *out, const char *for_what)
 {
     out->v = V_SETUP_ERROR;

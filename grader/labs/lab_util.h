@@ -5,6 +5,7 @@
 #define CUDA_LABS_LAB_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #include "../gbuf.h"
@@ -89,6 +90,14 @@ int lab_unpatch(patch_set *p, void *d_buf, const void *h, cudaStream_t s, check_
 int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const void *h,
                           size_t words, size_t cols, const char *name, const char *advice,
                           cudaStream_t s, check_outcome *out);
+
+/* A hash of host data, for a spec's held(): start from LAB_DIGEST_START and
+ * fold in each array in turn. No CUDA. */
+#define LAB_DIGEST_START 0xcbf29ce484222325ull
+uint64_t lab_digest(uint64_t h, const void *p, size_t bytes);
+/* One array of a held(): its bytes when p is held (not NULL), folded into *d;
+ * 0 when it is not. */
+size_t lab_held(uint64_t *d, const void *p, size_t bytes);
 
 /* Fills out with "the grader could not <what>: <error>"; returns -1. */
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);

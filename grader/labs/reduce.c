@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/hostmem.h"
 #include "../../common/par.h"
 #include "../../common/rng.h"
 #include "../../labs/2-reduce/reduce.h"
@@ -335,7 +336,7 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     size_t n = reduce_sizes[size];
     h->seed = seed;
     for (int v = 0; v < VARIANTS; v++) {
-        h->in[v] = malloc(n * sizeof(float));
+        h->in[v] = hostmem_alloc(n * sizeof(float));
         if (!h->in[v]) {
             host_data_free(h);
             return -1;
@@ -353,6 +354,28 @@ static int pregenerate(int size, uint64_t seed, int variants)
         return -1;
     host_data_free(&cache[size]);
     return host_data_make(&cache[size], size, seed);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < N_SIZES)
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= N_SIZES)
+        return 0;
+    const host_data *h = &cache[size];
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = 0;
+    for (int v = 0; v < VARIANTS; v++)
+        bytes += lab_held(&d, h->in[v], reduce_sizes[size] * sizeof(float));
+    d = lab_digest(d, h->sum, sizeof h->sum);
+    d = lab_digest(d, h->sum_abs, sizeof h->sum_abs);
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
 }
 
 static void teardown(lab_ctx *c)
@@ -536,6 +559,8 @@ const lab_spec lab_reduce = {
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
     .setup = setup,
     .prepare = prepare,
     .perturb = perturb,

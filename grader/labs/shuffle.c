@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/hostmem.h"
 #include "../../common/par.h"
 #include "../../common/rng.h"
 #include "../../labs/3-shuffle/shuffle.h"
@@ -432,8 +433,8 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     size_t n = shuffle_sizes[size];
     h->seed = seed;
     for (int v = 0; v < VARIANTS; v++) {
-        h->f[v] = malloc(n * sizeof(float));
-        h->x[v] = malloc(n * sizeof(int));
+        h->f[v] = hostmem_alloc(n * sizeof(float));
+        h->x[v] = hostmem_alloc(n * sizeof(int));
         if (!h->f[v] || !h->x[v]) {
             host_data_free(h);
             return -1;
@@ -452,6 +453,31 @@ static int pregenerate(int size, uint64_t seed, int variants)
         return -1;
     host_data_free(&cache[size]);
     return host_data_make(&cache[size], size, seed);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < N_SIZES)
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= N_SIZES)
+        return 0;
+    const host_data *h = &cache[size];
+    size_t n = shuffle_sizes[size];
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = 0;
+    for (int v = 0; v < VARIANTS; v++) {
+        bytes += lab_held(&d, h->f[v], n * sizeof(float));
+        bytes += lab_held(&d, h->x[v], n * sizeof(int));
+    }
+    d = lab_digest(d, h->sum, sizeof h->sum);
+    d = lab_digest(d, h->sum_abs, sizeof h->sum_abs);
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
 }
 
 struct lab_ctx {
@@ -813,6 +839,8 @@ const lab_spec lab_shuffle = {
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
     .setup = setup,
     .prepare = prepare,
     .perturb = perturb,

@@ -28,6 +28,7 @@
 
 #include "../../common/compare.h"
 #include "../../common/rng.h"
+#include "../../common/hostmem.h"
 #include "../../labs/5-streams/streams.h"
 #include "../ceiling.h"
 #include "../lab.h"
@@ -112,9 +113,9 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
 {
     size_t n = sizes_n[size];
     h->seed = seed;
-    h->x[0] = malloc(n * sizeof(float));
-    h->x[1] = malloc(n * sizeof(float));
-    h->y = malloc(n * sizeof(float));
+    h->x[0] = hostmem_alloc(n * sizeof(float));
+    h->x[1] = hostmem_alloc(n * sizeof(float));
+    h->y = hostmem_alloc(n * sizeof(float));
     if (!h->x[0] || !h->x[1] || !h->y) {
         host_data_free(h);
         return -1;
@@ -135,6 +136,27 @@ static int pregenerate(int size, uint64_t seed, int variants)
         return -1;
     host_data_free(&cache[size]);
     return host_data_make(&cache[size], size, seed);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < N_SIZES)
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= N_SIZES)
+        return 0;
+    const host_data *h = &cache[size];
+    size_t n = sizes_n[size];
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = lab_held(&d, h->x[0], n * sizeof(float));
+    bytes += lab_held(&d, h->x[1], n * sizeof(float));
+    bytes += lab_held(&d, h->y, n * sizeof(float));
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
 }
 
 struct lab_ctx {
@@ -744,6 +766,8 @@ const lab_spec lab_streams = {
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
     .setup = setup,
     .prepare = prepare,
     .perturb = perturb,

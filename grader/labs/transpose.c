@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../common/compare.h"
+#include "../../common/hostmem.h"
 #include "../../common/par.h"
 #include "../../common/cuda_check.h"
 #include "../../common/rng.h"
@@ -144,8 +145,8 @@ static int host_data_make(host_data *h, int size, uint64_t seed, int variants)
     h->seed = seed;
     h->variants = variants;
     for (int v = 0; v < variants; v++) {
-        h->in[v] = malloc(n * sizeof(float));
-        h->expect[v] = malloc(n * sizeof(float));
+        h->in[v] = hostmem_alloc(n * sizeof(float));
+        h->expect[v] = hostmem_alloc(n * sizeof(float));
         if (!h->in[v] || !h->expect[v]) {
             host_data_free(h);
             return -1;
@@ -164,6 +165,29 @@ static int pregenerate(int size, uint64_t seed, int variants)
         return -1;
     host_data_free(&cache[size]);
     return host_data_make(&cache[size], size, seed, variants);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < N_SIZES)
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= N_SIZES)
+        return 0;
+    const host_data *h = &cache[size];
+    size_t n = (size_t)transpose_sizes[size][0] * transpose_sizes[size][1];
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = 0;
+    for (int v = 0; v < MAX_VARIANTS; v++) {
+        bytes += lab_held(&d, h->in[v], n * sizeof(float));
+        bytes += lab_held(&d, h->expect[v], n * sizeof(float));
+    }
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
 }
 
 static void teardown(lab_ctx *c)
@@ -432,6 +456,8 @@ const lab_spec lab_transpose = {
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
     .setup = setup,
     .prepare = prepare,
     .perturb = perturb,

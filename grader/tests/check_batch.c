@@ -153,9 +153,9 @@ START_TEST(batch_without_gpu)
     book_has_line(book, "reference,lab%d,,,not graded: no GPU\n", spec->number);
     book_has_line(book, "skeleton,lab%d,,,not graded: no GPU\n", spec->number);
     /* Nothing of a run that was not a grade is left for class analytics. */
-    char json[400];
-    snprintf(json, sizeof json, "%s/results/reference.json", dir);
-    ck_assert_int_ne(access(json, F_OK), 0);
+    char json_path[400];
+    snprintf(json_path, sizeof json_path, "%s/results/reference.json", dir);
+    ck_assert_int_ne(access(json_path, F_OK), 0);
     /* The merge step (Slurm's last job) says the same and fails the same way. */
     char res[300];
     snprintf(res, sizeof res, "%s/results", dir);

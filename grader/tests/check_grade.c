@@ -646,6 +646,52 @@ START_TEST(skeleton_fails_cleanly)
 }
 END_TEST
 
+/* Several labs in one run are graded one after another, each with its own
+ * inputs made just before its tests and freed after them (grader/main.c):
+ * every lab's result is there, Check's summary counts them all, and each
+ * lab's technique check (a cuobjdump pipe per lab, open while its tests run)
+ * still reads its code. --quick and one stage keep it short. */
+START_TEST(all_labs_in_one_run)
+{
+    char json[64];
+    snprintf(json, sizeof json, "/tmp/cudalabs-all-%d.json", (int)getpid());
+    int rc = grade(NULL, "all", "--solutions", "--quick", "--stage", "1", "--json", json, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    static char doc[OUT_MAX];
+    ck_assert_int_eq(read_text(json, doc, sizeof doc), 0);
+    unlink(json);
+    int labs = 0;
+    const char *prev_header = out;
+    for (int i = 0; i < lab_count; i++) {
+        if (!lab_table[i]->available)
+            continue;
+        labs++;
+        int n = lab_table[i]->number;
+        char key[32], header[64];
+        /* In the printed order: the headers, then each lab's table. */
+        snprintf(header, sizeof header, "\nlab %d (%s): ", n, lab_table[i]->name);
+        const char *h = strstr(out, header);
+        ck_assert_msg(h && h >= prev_header, "lab %d's header missing or out of order:\n%s", n,
+                      out);
+        prev_header = h;
+        snprintf(key, sizeof key, "{\"lab\": %d, ", n);
+        const char *l = strstr(doc, key);
+        ck_assert_msg(l, "lab %d is not in the JSON:\n%s", n, doc);
+        static char section[OUT_MAX];
+        const char *end = strstr(l + 1, "{\"lab\": ");
+        snprintf(section, sizeof section, "%.*s", end ? (int)(end - l) : (int)strlen(l), l);
+        char v[64];
+        json_verdict(section, 1, "correctness", v, sizeof v);
+        ck_assert_msg(strcmp(v, "PASS") == 0, "lab %d stage 1: \"%s\"\n%s", n, v, out);
+    }
+    ck_assert_int_ge(labs, 2);
+    char summary[64];
+    snprintf(summary, sizeof summary, "100%%: Checks: %d, Failures: 0, Errors: 0", labs);
+    HAS(summary);
+    ck_assert_ptr_null(strstr(out, "grade: "));
+}
+END_TEST
+
 START_TEST(solution_sanitizer_clean)
 {
     const char *const *which = sanitized[sanitized_index[_i]];
@@ -697,7 +743,7 @@ int grade_gpu_test_count(void)
 {
     load_cases();
     load_labs();
-    return 2 * n_available + n_sanitized + n_gpu_cases;
+    return 2 * n_available + n_sanitized + n_gpu_cases + 1; /* + all_labs_in_one_run */
 }
 
 /* The GPU suite has one TCase per lab ("lab3": its solutions, its skeleton,
@@ -763,6 +809,10 @@ Suite *make_grade_gpu_suite(void)
                 tcase_add_loop_test(tc, adversarial_gpu, k, k + 1);
         suite_add_tcase(s, tc);
     }
+    TCase *all = tcase_create("all");
+    tcase_set_timeout(all, 300);
+    tcase_add_test(all, all_labs_in_one_run);
+    suite_add_tcase(s, all);
     return s;
 }
 

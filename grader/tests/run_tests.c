@@ -29,6 +29,7 @@ int main(void)
     srunner_add_suite(sr, make_sandbox_suite());
     srunner_add_suite(sr, make_policy_suite());
     srunner_add_suite(sr, make_labs_suite());
+    srunner_add_suite(sr, make_lab_by_lab_suite());
     srunner_add_suite(sr, make_reduce_suite());
     srunner_add_suite(sr, make_shuffle_suite());
     srunner_add_suite(sr, make_gemm_suite());

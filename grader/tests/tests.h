@@ -15,6 +15,7 @@ Suite *make_elfsym_suite(void);
 Suite *make_sandbox_suite(void);  /* full RELRO, and the grading child's seccomp filter */
 Suite *make_policy_suite(void);    /* the contract check: borrowed kernels, back doors, raw system calls */
 Suite *make_labs_suite(void);
+Suite *make_lab_by_lab_suite(void); /* release and regeneration of lab data, one runner, huge pages */
 Suite *make_reduce_suite(void);
 Suite *make_shuffle_suite(void);
 Suite *make_gemm_suite(void);
@@ -39,7 +40,6 @@ int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipp
 int grade_unopened_count(void);     /* adversarial cases of labs not open yet: skipped */
 int grade_gpu_left_out_count(void); /* GPU tests of labs left out by TEST_LABS: skipped too */
 
-#include "../json.h"
 #include "../proc.h" /* run_command */
 #include "../results.h"
 
@@ -68,7 +68,8 @@ void test_skip(const char *why);
  * types it expects: version 1, a status, a max_score, and at least one test,
  * each with exactly name, status, score, message, filename, line_no and
  * execution_time. */
-void classroom_payload_check(const json *doc);
+struct json;
+void classroom_payload_check(const struct json *doc);
 /* The grader under test: $GRADE, else ./grade. */
 const char *grade_path(void);
 
