@@ -130,16 +130,16 @@ build/ceilings/lab$(1).so: grader/ceilings/$(2).cu | check-nvcc
 endef
 $(foreach l,$(CEILING_LABS),$(eval $(call CEILING_RULE,$(call lab_num,$(l)),$(call lab_name,$(l)))))
 
-# Every lab's reference library at once (Gradescope's setup builds them once).
-.PHONY: ceilings
-ceilings: $(CEILING_LIBS)
-
 # The grader's own kernels for the timed calls (grader/patch.h): built and
 # loaded like a ceiling, by every lab.
 CEILING_LIBS += build/ceilings/devcheck.so
 build/ceilings/devcheck.so: grader/ceilings/devcheck.cu | check-nvcc
 	@mkdir -p build/ceilings
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
+
+# Every lab's reference library, and the grader's own kernels, at once (Gradescope's setup builds them once).
+.PHONY: ceilings
+ceilings: $(CEILING_LIBS)
 
 # ---- lab and solution libraries --------------------------------------------------
 # $(1) number, $(2) folder, $(3) name

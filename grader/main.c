@@ -411,8 +411,8 @@ static void show_output(const lab_spec *spec, int stage, int kind)
         printf("      | %s\n", line);
     }
     if (total > (long)got)
-        printf("      [output cut: %ld bytes shown of %ld kept; a stage may print at most %d bytes]\n",
-               (long)got, total, RUNNER_OUTPUT_CAP);
+        printf("      [output cut: %ld bytes shown of %ld kept; a stage may print at most %zu bytes]\n",
+               (long)got, total, runner_output_cap());
 }
 
 static int perf_test_registered(const grade_run *run, int stage)

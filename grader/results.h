@@ -85,6 +85,8 @@ void results_enter_child(void);
 /* In a grading child: the private copy of the child's own record (shared),
  * which results_close writes back. Elsewhere: shared itself. */
 test_record *results_own(test_record *shared);
+/* Bytes of the results file (0 before results_map). */
+size_t results_region_size(void);
 /* In a grading child whose page is never made writable again: the page, for
  * the sandbox to guard; 0. -1 where the page is written with mprotect (no
  * memory file: memfd_create is missing), so the sandbox must leave it be. */

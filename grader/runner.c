@@ -18,6 +18,7 @@
 #include "../common/rng.h"
 #include "../common/stats.h"
 #include "../common/timing.h"
+#include "ceiling.h"
 #include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
@@ -101,7 +102,7 @@ __attribute__((noreturn, format(printf, 3, 4))) static void finish(test_record *
     tm_enter(TM_OTHER);
     results_open();
     rec->v = v;
-    rec->after_library = v == V_SETUP_ERROR && library_loaded;
+    rec->after_library = v == V_SETUP_ERROR && library_loaded && !ceiling_failed();
     snprintf(rec->msg, sizeof rec->msg, "%s", msg);
     tm_totals(rec->tm);
     rec->state = STATE_FINISHED;
@@ -146,8 +147,14 @@ void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, in
              kind == TEST_CORRECT ? "correct" : "speed");
 }
 
+size_t runner_output_cap(void)
+{
+    size_t results = results_region_size();
+    return results > RUNNER_OUTPUT_CAP ? results : RUNNER_OUTPUT_CAP;
+}
+
 /* Student code may print, but only into this test's own file, and no more
- * than RUNNER_OUTPUT_CAP bytes: past that, writes fail with EFBIG (SIGXFSZ
+ * than runner_output_cap() bytes: past that, writes fail with EFBIG (SIGXFSZ
  * is ignored) and the stage goes on. No core files either. */
 static void limit_child(const lab_spec *spec, int stage, int kind)
 {
@@ -165,7 +172,7 @@ static void limit_child(const lab_spec *spec, int stage, int kind)
         }
     }
     signal(SIGXFSZ, SIG_IGN);
-    struct rlimit fsize = {RUNNER_OUTPUT_CAP, RUNNER_OUTPUT_CAP};
+    struct rlimit fsize = {runner_output_cap(), runner_output_cap()};
     setrlimit(RLIMIT_FSIZE, &fsize);
     /* A second guard behind the symbol check (which refuses fork, clone and
      * thread creation by name): a library that reaches them anyway cannot

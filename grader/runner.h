@@ -52,6 +52,10 @@ void runner_start_clock(void);
 /* Student output: each test's stdout and stderr go to their own file in this
  * folder, cut at RUNNER_OUTPUT_CAP bytes (a file-size limit in the child). */
 #define RUNNER_OUTPUT_CAP 65536
+/* The limit itself: RUNNER_OUTPUT_CAP, or the size of the results file when
+ * that is larger (several labs in one run), since the child writes its
+ * record into that file under the same limit on file size. */
+size_t runner_output_cap(void);
 
 /* A grading child may start this many processes and threads beyond what its
  * user runs when it starts (RLIMIT_NPROC): plenty for CUDA's own threads,

@@ -1,10 +1,12 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../results.h"
+#include "../runner.h"
 #include "tests.h"
 
 extern const lab_spec lab_transpose;
@@ -132,6 +134,37 @@ START_TEST(shared_page_is_protected)
 }
 END_TEST
 
+
+/* A run of six labs: the results file is larger than the cap on a child's
+ * files, and the child of the last lab still writes its record (it did not,
+ * once: every lab past the 64 KB mark looked like an early exit). */
+START_TEST(last_lab_record_under_the_file_limit)
+{
+    enum { LABS = 6 };
+    lab_results *r = results_map(LABS);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_gt(results_region_size(), RUNNER_OUTPUT_CAP);
+    ck_assert_uint_ge(runner_output_cap(), results_region_size());
+    pid_t pid = fork();
+    if (pid == 0) {
+        results_enter_child();
+        test_record *own = results_own(&r[LABS - 1].t[LAB_MAX_STAGES - 1][1]);
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit fsize = {runner_output_cap(), runner_output_cap()};
+        setrlimit(RLIMIT_FSIZE, &fsize); /* as the grading child sets it */
+        results_open();
+        own->v = V_SLOW;
+        results_close();
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_eq(r[LABS - 1].t[LAB_MAX_STAGES - 1][1].v, V_SLOW);
+    results_unmap(r, LABS);
+}
+END_TEST
+
 /* The sandbox's SIGSYS with the grader's handler taken away: still REJECTED. */
 START_TEST(sigsys_is_rejected)
 {
@@ -166,6 +199,7 @@ Suite *make_results_suite(void)
     tcase_add_test(tc, finished_record_stands);
     tcase_add_test(tc, points);
     tcase_add_test(tc, shared_page_is_protected);
+    tcase_add_test(tc, last_lab_record_under_the_file_limit);
     tcase_add_test(tc, sigsys_is_rejected);
     tcase_add_test(tc, verdict_names);
     suite_add_tcase(s, tc);

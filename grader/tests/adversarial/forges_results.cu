@@ -6,7 +6,7 @@
  * sandbox refuses the mprotect.
  * lab: 2
  * expect: 1 correctness REJECTED
- * expect-output: REJECTED: it tried to make the grader's results page writable or executable (syscall mprotect)
+ * expect-output: it tried to make the grader's results page writable or executable (syscall mprotect)
  * grade-args: --stage 1
  */
 #include <stdlib.h>

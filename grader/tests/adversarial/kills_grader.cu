@@ -5,7 +5,7 @@
  * syscall import. The sandbox refuses a signal to another process.
  * lab: 3
  * expect: 2 correctness REJECTED
- * expect-output: REJECTED: it tried to send a signal to another process (syscall kill)
+ * expect-output: it tried to send a signal to another process (syscall kill)
  * grade-args: --stage 2
  */
 #include <signal.h>

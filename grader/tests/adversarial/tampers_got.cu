@@ -6,7 +6,7 @@
  * (hidden_calls.h): no import a symbol check refuses. With full RELRO the
  * slot is read-only, and the sandbox refuses to make it writable again.
  * expect: 1 correctness REJECTED
- * expect-output: REJECTED: it tried to make the grader's own code and data writable or executable (syscall mprotect)
+ * expect-output: it tried to make the grader's own code and data writable or executable (syscall mprotect)
  * grade-args: --stage 1
  */
 #include <sys/syscall.h>
