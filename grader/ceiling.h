@@ -11,8 +11,10 @@
 int ceiling_load(const char *name, const char *const *symbols, void **fns, int n, char *err,
                  size_t errn);
 
-/* 1 once a ceiling_load in this process failed: a file of the grader's is
- * missing or broken, which is never the submission's fault. */
-int ceiling_failed(void);
+/* In a grading child, before the lab library is loaded: loads the grader's
+ * own kernels (devcheck) and lab `lab`'s ceiling library when it has one,
+ * so that a later ceiling_load of them cannot fail because of what the lab
+ * library did. 0, or -1 with the reason in err (the grader's fault). */
+int ceiling_preload(int lab, char *err, size_t errn);
 
 #endif

@@ -102,7 +102,7 @@ __attribute__((noreturn, format(printf, 3, 4))) static void finish(test_record *
     tm_enter(TM_OTHER);
     results_open();
     rec->v = v;
-    rec->after_library = v == V_SETUP_ERROR && library_loaded && !ceiling_failed();
+    rec->after_library = v == V_SETUP_ERROR && library_loaded;
     snprintf(rec->msg, sizeof rec->msg, "%s", msg);
     tm_totals(rec->tm);
     rec->state = STATE_FINISHED;
@@ -279,6 +279,9 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     if (err != cudaSuccess)
         finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
                cudaGetErrorString(err));
+    char why[VERDICT_MSG - 64];
+    if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "%s", why);
     child_sandbox(run, rec);
     library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
     env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);

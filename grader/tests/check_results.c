@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../ceiling.h"
 #include "../results.h"
 #include "../runner.h"
 #include "tests.h"
@@ -165,6 +166,17 @@ START_TEST(last_lab_record_under_the_file_limit)
 }
 END_TEST
 
+/* The grader's libraries are loaded before a lab library; one missing is
+ * said, with what to do (the test runner has none beside it). */
+START_TEST(preload_names_what_is_missing)
+{
+    char err[512];
+    ck_assert_int_eq(ceiling_preload(1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "build/ceilings/devcheck.so") && strstr(err, "run make again"),
+                  "%s", err);
+}
+END_TEST
+
 /* The sandbox's SIGSYS with the grader's handler taken away: still REJECTED. */
 START_TEST(sigsys_is_rejected)
 {
@@ -200,6 +212,7 @@ Suite *make_results_suite(void)
     tcase_add_test(tc, points);
     tcase_add_test(tc, shared_page_is_protected);
     tcase_add_test(tc, last_lab_record_under_the_file_limit);
+    tcase_add_test(tc, preload_names_what_is_missing);
     tcase_add_test(tc, sigsys_is_rejected);
     tcase_add_test(tc, verdict_names);
     suite_add_tcase(s, tc);

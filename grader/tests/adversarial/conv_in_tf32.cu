@@ -16,7 +16,11 @@
 __device__ __forceinline__ float rna_tf32(float x)
 {
     unsigned r;
+#if __CUDA_ARCH__ >= 800
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+#else /* the same rounding by hand (cvt.rna.tf32 needs sm_80): nearest, ties away */
+    r = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+#endif
     return __uint_as_float(r);
 }
 
