@@ -968,12 +968,20 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
     return rc;
 }
 
+int runner_memory_fault(const char *msg)
+{
+    return strstr(msg, "out of host memory") || strstr(msg, "cudaErrorMemoryAllocation");
+}
+
 /* Parent side, after the run: a SETUP ERROR before the lab library was
  * loaded is the grader's (or the machine's). One after it may be the
- * library's doing (a constructor that takes the GPU's memory, resets it or
- * removes a file the grader needs): it counts as the submission's when the
- * GPU still works without the library (a fresh probe, in a child of its
- * own), and as the grader's otherwise. */
+ * library's doing (a constructor that resets the GPU, or a stage that
+ * breaks what the grader set up): it counts as the submission's when the GPU still works
+ * without the library (a fresh probe, in a child of its own), and as the
+ * grader's otherwise. Running out of memory stays the grader's: another
+ * program on a shared GPU or machine can cause it as well as the library,
+ * and a grader fault is never charged to a student (grader/batch leaves the
+ * run ungraded, for the instructor to look at). */
 void runner_settle_faults(const lab_spec *spec, lab_results *res)
 {
     int probed = 0, gpu_ok = 0;
@@ -983,7 +991,7 @@ void runner_settle_faults(const lab_spec *spec, lab_results *res)
             if (!t->graded || t->v != V_SETUP_ERROR)
                 continue;
             t->fault = FAULT_GRADER;
-            if (!t->after_library)
+            if (!t->after_library || runner_memory_fault(t->msg))
                 continue;
             if (!probed) {
                 devinfo d;

@@ -120,5 +120,7 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
  * (test_record.fault) and says so in its message when it is the
  * submission's. */
 void runner_settle_faults(const lab_spec *spec, lab_results *res);
+/* Does a SETUP ERROR's message say the host or the GPU ran out of memory? */
+int runner_memory_fault(const char *msg);
 
 #endif

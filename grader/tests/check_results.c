@@ -177,6 +177,31 @@ START_TEST(preload_names_what_is_missing)
 }
 END_TEST
 
+/* Whose a SETUP ERROR is: before the library, the grader's; out of memory,
+ * the grader's too (another program may hold it), and said as it was. */
+START_TEST(setup_faults_settled)
+{
+    extern const lab_spec lab_transpose;
+    static lab_results r;
+    memset(&r, 0, sizeof r);
+    test_record *early = &r.t[1][0], *oom = &r.t[2][0], *host = &r.t[3][1];
+    early->graded = oom->graded = host->graded = 1;
+    early->v = oom->v = host->v = V_SETUP_ERROR;
+    strcpy(early->msg, "could not start CUDA: cudaErrorNoDevice");
+    strcpy(oom->msg, "the grader could not allocate the output buffer: "
+                     "cudaErrorMemoryAllocation (out of memory)");
+    strcpy(host->msg, "out of host memory for timing");
+    oom->after_library = host->after_library = 1;
+    oom->fault = host->fault = FAULT_SUBMISSION; /* whatever it was, settled anew */
+    runner_settle_faults(&lab_transpose, &r);
+    ck_assert_int_eq(early->fault, FAULT_GRADER);
+    ck_assert_int_eq(oom->fault, FAULT_GRADER);
+    ck_assert_int_eq(host->fault, FAULT_GRADER);
+    ck_assert_str_eq(host->msg, "out of host memory for timing");
+    ck_assert(runner_memory_fault(oom->msg) && !runner_memory_fault(early->msg));
+}
+END_TEST
+
 /* The sandbox's SIGSYS with the grader's handler taken away: still REJECTED. */
 START_TEST(sigsys_is_rejected)
 {
@@ -213,6 +238,7 @@ Suite *make_results_suite(void)
     tcase_add_test(tc, shared_page_is_protected);
     tcase_add_test(tc, last_lab_record_under_the_file_limit);
     tcase_add_test(tc, preload_names_what_is_missing);
+    tcase_add_test(tc, setup_faults_settled);
     tcase_add_test(tc, sigsys_is_rejected);
     tcase_add_test(tc, verdict_names);
     suite_add_tcase(s, tc);
