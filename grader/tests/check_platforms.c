@@ -294,6 +294,16 @@ START_TEST(classroom_workflow_steps)
     }
     ck_assert_int_eq(prev, steps->n - 1); /* "Not graded" is the job's last word */
 
+    /* The job's own limit leaves room for every step's: a job cancelled at its
+     * limit would hand the reporter nothing. */
+    const json *job = json_get(json_get(wf, "jobs"), "run-autograding-tests");
+    double steps_min = 0;
+    for (int i = 0; i < steps->n; i++)
+        steps_min += json_number(json_get(&steps->items[i], "timeout-minutes"), 0);
+    double job_min = json_number(json_get(job, "timeout-minutes"), 0);
+    ck_assert_msg(job_min >= steps_min + 15, "the job may run %g minutes, its lab steps %g",
+                  job_min, steps_min);
+
     /* Each gate may fail without ending the job; each runs only after the one
      * before it succeeded; the labs only when all four did. */
     static const struct {
