@@ -3,10 +3,14 @@
  * grader/patch.h, and the message helpers of grader/labs/lab_util.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../json.h"
 #include "../labs/lab_util.h"
 #include "../patch.h"
+#include "../proc.h"
+#include "../sass.h"
 #include "tests.h"
 
 /* Parses text, expecting failure; err must contain what. */
@@ -196,6 +200,73 @@ START_TEST(gbuf_free_of_host_parts)
 }
 END_TEST
 
+/* sass_finish reads what a running cuobjdump prints; a shell stands in for it. */
+static int finish_with(const char *script, sass_code *code, char *err, size_t errn)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+    sass_pending p = {.lib = "lab9.so"};
+    p.fd = proc_spawn(argv, NULL, &p.pid);
+    ck_assert_int_ge(p.fd, 0);
+    int rc = sass_finish(&p, code, err, errn);
+    sass_close(&p);
+    ck_assert_int_eq(p.fd, -1);
+    sass_close(&p); /* twice is harmless */
+    return rc;
+}
+
+START_TEST(sass_read_from_a_running_tool)
+{
+    sass_code code;
+    char err[256] = "";
+    ck_assert_msg(finish_with("printf '\\t\\tFunction : _Z4workPf\\n"
+                              "        /*0000*/   LDS.U R9, [R4.X4] ;\\n"
+                              "        /*0010*/   EXIT ;\\n'",
+                              &code, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(code.n, 1);
+    ck_assert_str_eq(code.k[0].name, "_Z4workPf");
+    ck_assert_int_eq(sass_uses(&code, "_Z4workPf", "LDS"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z4workPf", "STS"), 0);
+    sass_free(&code);
+    ck_assert_int_eq(finish_with("echo no code here", &code, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cuobjdump -sass lab9.so found no kernels");
+    ck_assert_int_eq(code.n, 0);
+    ck_assert_int_eq(finish_with("echo broken; exit 1", &code, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cuobjdump -sass lab9.so failed");
+    /* A file with no GPU code: either cuobjdump is missing here, or it fails on it. */
+    err[0] = '\0';
+    ck_assert_int_eq(sass_read_library("/bin/true", &code, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "cuobjdump was not found in ") == err ||
+                      strcmp(err, "cuobjdump -sass /bin/true failed") == 0 ||
+                      strcmp(err, "cuobjdump -sass /bin/true found no kernels") == 0,
+                  "%s", err);
+}
+END_TEST
+
+START_TEST(thread_limit_only_tightens)
+{
+    ck_assert_int_eq(proc_limit_threads(-1), -1);
+    long now = proc_user_threads((unsigned)getuid());
+    ck_assert_int_gt(now, 0);
+    struct rlimit before, after;
+    ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &before), 0);
+    ck_assert_int_eq(proc_limit_threads(100000), 0);
+    ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &after), 0);
+    if (before.rlim_cur != RLIM_INFINITY && before.rlim_cur <= (rlim_t)(now + 100000))
+        ck_assert_uint_eq(after.rlim_cur, before.rlim_cur); /* already tighter: kept */
+    else
+        ck_assert_uint_le(after.rlim_cur, (rlim_t)(now + 100000 + 64)); /* a few threads came and went */
+    ck_assert_int_eq(proc_limit_threads(50), 0); /* tighter still */
+    ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &after), 0);
+    ck_assert_uint_le(after.rlim_cur, (rlim_t)(now + 50 + 64));
+    rlim_t tight = after.rlim_cur;
+    ck_assert_int_eq(proc_limit_threads(100000), 0); /* never loosened again */
+    ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &after), 0);
+    ck_assert_uint_eq(after.rlim_cur, tight);
+}
+END_TEST
+
+
 Suite *make_hostparts_suite(void)
 {
     Suite *s = suite_create("hostparts");
@@ -210,6 +281,8 @@ Suite *make_hostparts_suite(void)
     tcase_add_test(tc, lab_failures_are_setup_errors);
     tcase_add_test(tc, held_folds_only_what_is_held);
     tcase_add_test(tc, gbuf_free_of_host_parts);
+    tcase_add_test(tc, sass_read_from_a_running_tool);
+    tcase_add_test(tc, thread_limit_only_tightens);
     suite_add_tcase(s, tc);
     return s;
 }
