@@ -520,6 +520,54 @@ START_TEST(autolab_line)
 }
 END_TEST
 
+/* The Classroom payload goes to $GITHUB_OUTPUT as result=<base64 of the
+ * JSON document>, to standard output without one, and a file that cannot be
+ * opened is said (and fails). */
+START_TEST(classroom_output_where_it_goes)
+{
+    run_summary r = summary();
+    write_with(format_classroom, &r);
+    static char want[65536], got[65536];
+    strcpy(want, "result=");
+    format_base64((const unsigned char *)buf, strlen(buf), want + 7);
+    strcat(want, "\n");
+    char path[] = "/tmp/cudalabs-ghoutXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    setenv("GITHUB_OUTPUT", path, 1);
+    ck_assert_int_eq(format_classroom_output(&r), 0);
+    ck_assert_int_eq(read_text(path, got, sizeof got), 0);
+    ck_assert_str_eq(got, want);
+    /* no $GITHUB_OUTPUT: standard output (here redirected to the file) */
+    unsetenv("GITHUB_OUTPUT");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    FILE *f = freopen(path, "w", stdout);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(format_classroom_output(&r), 0);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    ck_assert_int_eq(read_text(path, got, sizeof got), 0);
+    ck_assert_str_eq(got, want);
+    setenv("GITHUB_OUTPUT", "/nonexistent/folder/output", 1);
+    ck_assert_ptr_nonnull(freopen(path, "w", stderr)); /* what it says, kept to look at */
+    ck_assert_int_eq(format_classroom_output(&r), -1);
+    ck_assert_int_eq(format_classroom_fallback(3, "no GPU", "lab1", 70), -1);
+    fflush(stderr);
+    ck_assert_int_eq(read_text(path, got, sizeof got), 0);
+    ck_assert_str_eq(got, "grade: cannot append to /nonexistent/folder/output: No such file or "
+                          "directory\ngrade: cannot append to /nonexistent/folder/output: No "
+                          "such file or directory\n");
+    unlink(path);
+    unsetenv("GITHUB_OUTPUT");
+    /* the Gradescope fallback into a folder that does not exist: nothing, no crash */
+    format_gradescope_fallback("/nonexistent/folder/results.json", 3, "no GPU");
+    ck_assert_int_ne(access("/nonexistent/folder/results.json", F_OK), 0);
+}
+END_TEST
+
 Suite *make_formats_suite(void)
 {
     Suite *s = suite_create("formats");
@@ -535,6 +583,7 @@ Suite *make_formats_suite(void)
     tcase_add_test(tc, autolab_line);
     tcase_add_test(tc, tap_quotes_doubled);
     tcase_add_test(tc, classroom_totals_agree);
+    tcase_add_test(tc, classroom_output_where_it_goes);
     suite_add_tcase(s, tc);
 
     /* Real consumers, where this machine has them. */

@@ -129,12 +129,101 @@ START_TEST(sees_other_streams)
 }
 END_TEST
 
+/* The launch variants the runtime exports besides cudaLaunchKernel: their
+ * configuration is recorded and their streams told apart (_ptsz: the
+ * per-thread default stream, even when passed as 0). */
+cudaError_t cudaLaunchKernel_ptsz(const void *, dim3, dim3, void **, size_t, cudaStream_t);
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *, dim3, dim3, void **, size_t,
+                                             cudaStream_t);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *, const void *, void **);
+cudaError_t cudaMemsetAsync_ptsz(void *, int, size_t, cudaStream_t);
+cudaError_t cudaMemcpyAsync_ptsz(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
+
+START_TEST(sees_every_launch_variant)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1); /* as above: the calls must not reach a GPU */
+    cudaStream_t given = (cudaStream_t)(uintptr_t)0x5a5a0;
+    void *fp;
+    void (*k)(void) = side_kernel;
+    memcpy(&fp, &k, sizeof fp);
+    char msg[256];
+    launch_config lc;
+    dim3 one = {1, 1, 1}, warp = {32, 1, 1};
+
+    launch_trace_reset();
+    launch_trace_expect_stream(1, given);
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = (dim3){2, 3, 1};
+    cfg.blockDim = (dim3){64, 2, 1};
+    cfg.dynamicSmemBytes = 128;
+    cfg.stream = cudaStreamPerThread;
+    cudaLaunchKernelExC(&cfg, fp, NULL);
+    ck_assert_int_eq(launch_trace_last(&lc), 1);
+    ck_assert_uint_eq(lc.grid[0], 2);
+    ck_assert_uint_eq(lc.grid[1], 3);
+    ck_assert_uint_eq(lc.block[0], 64);
+    ck_assert_uint_eq(lc.block[1], 2);
+    ck_assert_uint_eq(lc.shared_bytes, 128);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_msg(strncmp(msg, "cudaLaunchKernelExC", 19) == 0 && strstr(msg, "on cudaStreamPerThread"),
+                  "%s", msg);
+
+    launch_trace_reset();
+    launch_trace_expect_stream(1, given);
+    cudaLaunchKernelExC(NULL, fp, NULL); /* no configuration: nothing to record */
+    ck_assert_int_eq(launch_trace_last(&lc), 0);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 0);
+    cfg.stream = 0;
+    cudaLaunchKernelExC_ptsz(&cfg, fp, NULL);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_msg(strstr(msg, "on the per-thread default stream") != NULL, "%s", msg);
+
+    const char *names[] = {"cudaLaunchKernel_ptsz", "cudaLaunchCooperativeKernel_ptsz",
+                           "cudaLaunchCooperativeKernel on"};
+    for (int v = 0; v < 4; v++) {
+        launch_trace_reset();
+        launch_trace_expect_stream(1, given);
+        if (v == 0)
+            cudaLaunchKernel_ptsz(fp, one, warp, NULL, 0, 0);
+        else if (v == 1)
+            cudaLaunchCooperativeKernel_ptsz(fp, one, warp, NULL, 0, 0);
+        else if (v == 2)
+            cudaLaunchCooperativeKernel(fp, one, warp, NULL, 0, cudaStreamLegacy);
+        else
+            cudaLaunchKernel_ptsz(fp, one, warp, NULL, 0, given); /* the given stream: fine */
+        ck_assert_int_eq(launch_trace_last(&lc), 1);
+        ck_assert_uint_eq(lc.block[0], 32);
+        int seen = launch_trace_foreign_stream(msg, sizeof msg);
+        ck_assert_int_eq(seen, v < 3);
+        if (seen)
+            ck_assert_msg(strncmp(msg, names[v], strlen(names[v])) == 0 &&
+                              strstr(msg, v < 2 ? "on the per-thread default stream"
+                                                : "on cudaStreamLegacy"),
+                          "%d: %s", v, msg);
+    }
+
+    launch_trace_reset();
+    launch_trace_expect_stream(1, given);
+    cudaMemsetAsync_ptsz(NULL, 0, 4, 0);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "cudaMemsetAsync on the per-thread default stream");
+    launch_trace_reset();
+    launch_trace_expect_stream(1, given);
+    cudaMemcpyAsync_ptsz(NULL, NULL, 4, cudaMemcpyDeviceToDevice, 0);
+    ck_assert_int_eq(launch_trace_foreign_stream(msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "cudaMemcpyAsync on the per-thread default stream");
+    launch_trace_expect_stream(0, NULL);
+}
+END_TEST
+
 Suite *make_launch_trace_suite(void)
 {
     Suite *s = suite_create("launch_trace");
     TCase *tc = tcase_create("launch_trace");
     tcase_add_test(tc, records_grid_and_block);
     tcase_add_test(tc, sees_other_streams);
+    tcase_add_test(tc, sees_every_launch_variant);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -152,6 +152,38 @@ START_TEST(usage_mentions_every_option)
 }
 END_TEST
 
+/* The switches that take no value each set what they say; the ones that
+ * need company say what is missing. */
+START_TEST(switches_and_their_conditions)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, "--timings", "--quick", "--sanitize", NULL), 0);
+    ck_assert_int_eq(o.timings, 1);
+    ck_assert_int_eq(o.quick, 1);
+    ck_assert_int_eq(o.sanitize, 1);
+    ck_assert_int_eq(o.under_sanitizer, 0);
+    ck_assert_int_eq(parse(&o, err, "--under-sanitizer", NULL, NULL, NULL), 0);
+    ck_assert_int_eq(o.under_sanitizer, 1);
+    ck_assert_int_eq(o.quick, 1); /* inside the sanitizer: small sizes, nothing timed */
+    ck_assert_int_eq(o.timings, 0);
+    ck_assert_int_eq(parse(&o, err, "--profile-once", "lab2", "--stage", "3"), 0);
+    ck_assert_int_eq(o.profile_once, 1);
+    ck_assert_int_eq(o.stage, 3);
+    ck_assert_int_eq(parse(&o, err, "--profile-once", "lab2", NULL, NULL), -1);
+    ck_assert_str_eq(err, "--profile-once runs one stage: name one lab and --stage N");
+    ck_assert_int_eq(parse(&o, err, "--profile-once", "lab2", "lab3", "--stage=1"), -1);
+    ck_assert_str_eq(err, "--profile-once runs one stage: name one lab and --stage N");
+    char *argv[OPT_MAX_LABS + 2] = {"grade"};
+    for (int i = 1; i <= OPT_MAX_LABS + 1; i++)
+        argv[i] = "lab1";
+    ck_assert_int_eq(options_parse(OPT_MAX_LABS + 1, argv, &o, err, sizeof err), 0);
+    ck_assert_int_eq(o.n_labs, OPT_MAX_LABS);
+    ck_assert_int_eq(options_parse(OPT_MAX_LABS + 2, argv, &o, err, sizeof err), -1);
+    ck_assert_str_eq(err, "too many labs named (at most 8)");
+}
+END_TEST
+
 Suite *make_options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -165,6 +197,7 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, lib_needs_one_lab);
     tcase_add_test(tc, u64_parser);
     tcase_add_test(tc, usage_mentions_every_option);
+    tcase_add_test(tc, switches_and_their_conditions);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -37,6 +37,7 @@ int main(void)
     srunner_add_suite(sr, make_streams_suite());
     srunner_add_suite(sr, make_sass_suite());
     srunner_add_suite(sr, make_launch_trace_suite());
+    srunner_add_suite(sr, make_hostparts_suite());
     srunner_add_suite(sr, make_grade_suite());
     srunner_add_suite(sr, make_batch_suite());
     srunner_add_suite(sr, make_integrity_suite());

@@ -23,6 +23,7 @@ Suite *make_conv_suite(void);
 Suite *make_streams_suite(void);
 Suite *make_sass_suite(void);
 Suite *make_launch_trace_suite(void);
+Suite *make_hostparts_suite(void);  /* JSON errors, patch bookkeeping, lab_util messages; no GPU */
 Suite *make_batch_suite(void);      /* grader/batch and the Slurm array; no GPU needed */
 Suite *make_batch_gpu_suite(void);  /* grader/batch grading every lab on a GPU */
 int batch_gpu_test_count(void);     /* its tests, reported as skipped without a GPU */
