@@ -18,14 +18,19 @@ typedef int (*transpose_fn)(const void *, const void *, uint64_t, uint64_t, int,
                             unsigned long long *, cudaStream_t);
 typedef int (*scan_fn)(const void *, const void *, uint64_t, uint64_t, unsigned long long *,
                        cudaStream_t);
+typedef int (*within_fn)(const float *, const double *, const double *, uint64_t, uint64_t, double,
+                         double, const uint64_t *, const double *, const double *, int,
+                         const uint64_t *, const double *, const double *, int,
+                         unsigned long long *, cudaStream_t);
 static transpose_fn transpose_check;
 static scan_fn scan_check;
+static within_fn within_check;
 static scatter_fn scatter;
 static verify_fn verify;
 static compare_fn compare;
 
 static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare",
-                                   "devcheck_transpose", "devcheck_scan"};
+                                   "devcheck_transpose", "devcheck_scan", "devcheck_within"};
 #define N_SYMS ((int)(sizeof syms / sizeof syms[0]))
 
 static int take(void *const *fns)
@@ -35,6 +40,7 @@ static int take(void *const *fns)
     compare = (compare_fn)fns[2];
     transpose_check = (transpose_fn)fns[3];
     scan_check = (scan_fn)fns[4];
+    within_check = (within_fn)fns[5];
     return 0;
 }
 
@@ -56,7 +62,7 @@ int patch_load_library(const char *path, char *err, size_t n)
 
 static int load(check_outcome *out)
 {
-    if (scatter && verify && compare && transpose_check && scan_check)
+    if (scatter && verify && compare && transpose_check && scan_check && within_check)
         return 0;
     void *fns[N_SYMS];
     if (ceiling_load("devcheck", syms, fns, N_SYMS, out->msg, sizeof out->msg) != 0) {
@@ -394,4 +400,16 @@ long long devcheck_scan_on_gpu(const void *d_out, const void *d_in, size_t n, si
     if (check_ready(out) != 0)
         return -2;
     return run_check(scan_check(d_out, d_in, n, seg, check_res_d, s), s, out);
+}
+
+long long devcheck_within_on_gpu(const float *d_got, const double *d_exact, const double *d_scale,
+                                 size_t rows, size_t cols, double t1, double t2,
+                                 const within_overrides *o, cudaStream_t s, check_outcome *out)
+{
+    if (check_ready(out) != 0)
+        return -2;
+    return run_check(within_check(d_got, d_exact, d_scale, rows, cols, t1, t2, o->row, o->row_exact,
+                                  o->row_scale, o->n_rows, o->col, o->col_exact, o->col_scale,
+                                  o->n_cols, check_res_d, s),
+                     s, out);
 }

@@ -115,4 +115,20 @@ long long devcheck_transpose_on_gpu(const void *d_out, const void *d_in, size_t 
 long long devcheck_scan_on_gpu(const void *d_out, const void *d_in, size_t n, size_t seg,
                                cudaStream_t s, check_outcome *out);
 
+/* d_got (rows x cols floats) is within the tolerance t1 * scale
+ * (+ t2 * scale when t2 != 0) of the expected values d_exact, with their
+ * scales d_scale, the rule of compare_all_within in the same double
+ * operations: a float output that rounds (lab 4). In the override rows and
+ * columns (device arrays, each a whole row or column long, rows first) the
+ * expected values are those instead: the ones a patched input changed. */
+typedef struct within_overrides {
+    int n_rows, n_cols;
+    const uint64_t *row, *col;           /* their numbers */
+    const double *row_exact, *row_scale; /* n_rows x cols */
+    const double *col_exact, *col_scale; /* n_cols x rows */
+} within_overrides;
+long long devcheck_within_on_gpu(const float *d_got, const double *d_exact, const double *d_scale,
+                                 size_t rows, size_t cols, double t1, double t2,
+                                 const within_overrides *o, cudaStream_t s, check_outcome *out);
+
 #endif

@@ -277,3 +277,77 @@ extern "C" int devcheck_scan(const void *out, const void *in, uint64_t n, uint64
                                                   seg, res);
     return (int)cudaGetLastError();
 }
+
+/* ---- floating-point outputs checked within a tolerance (lab 4) ----
+ * got[i][j] (rows x cols floats) passes when it is finite and
+ * |got - exact| <= t1 * scale (+ t2 * scale when t2 != 0), the rule of
+ * compare_all_within with the GEMM tolerance, in the same order of double
+ * operations (no fused multiply-adds), so the GPU and the CPU agree on every
+ * element. The expected values come from exact and scale, except in the
+ * override rows (each cols values long) and columns (each rows values long),
+ * where a patched input changed them: rows first, then columns. */
+struct within_desc {
+    const float *got;
+    const double *exact, *scale;
+    uint64_t rows, cols;
+    double t1, t2;
+    const uint64_t *orow; /* the override rows' numbers */
+    const double *orow_exact, *orow_scale;
+    int nor;
+    const uint64_t *ocol;
+    const double *ocol_exact, *ocol_scale;
+    int noc;
+};
+
+__device__ bool within_ok(const within_desc &d, uint64_t e)
+{
+    uint64_t i = e / d.cols, j = e % d.cols;
+    double x = d.exact[e], sc = d.scale[e];
+    for (int k = 0; k < d.nor; k++)
+        if (d.orow[k] == i) {
+            x = d.orow_exact[k * d.cols + j];
+            sc = d.orow_scale[k * d.cols + j];
+        }
+    for (int k = 0; k < d.noc; k++)
+        if (d.ocol[k] == j) {
+            x = d.ocol_exact[k * d.rows + i];
+            sc = d.ocol_scale[k * d.rows + i];
+        }
+    float g = d.got[e];
+    if (!isfinite(g))
+        return false;
+    double tol = __dmul_rn(d.t1, sc);
+    if (d.t2 != 0.0)
+        tol = __dadd_rn(tol, __dmul_rn(d.t2, sc));
+    return !(fabs(__dsub_rn((double)g, x)) > tol);
+}
+
+__global__ void within_kernel(within_desc d, unsigned long long *res)
+{
+    uint64_t n = d.rows * d.cols, stride = (uint64_t)gridDim.x * blockDim.x;
+    unsigned long long bad = 0, first = ~0ull;
+    for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride)
+        if (!within_ok(d, e)) {
+            bad++;
+            if (e < first)
+                first = e;
+        }
+    note_bad(bad, first, res);
+}
+
+extern "C" int devcheck_within(const float *got, const double *exact, const double *scale,
+                               uint64_t rows, uint64_t cols, double t1, double t2,
+                               const uint64_t *orow, const double *orow_exact,
+                               const double *orow_scale, int nor, const uint64_t *ocol,
+                               const double *ocol_exact, const double *ocol_scale, int noc,
+                               unsigned long long *res, cudaStream_t s)
+{
+    int err = reset(res, s);
+    if (err)
+        return err;
+    within_desc d = {got,        exact, scale,      rows,       cols, t1,         t2,
+                     orow,       orow_exact,        orow_scale, nor,  ocol,       ocol_exact,
+                     ocol_scale, noc};
+    within_kernel<<<grid_for(rows * cols), 256, 0, s>>>(d, res);
+    return (int)cudaGetLastError();
+}

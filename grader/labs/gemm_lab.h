@@ -22,6 +22,9 @@ int gemm_reference(const gemm_problem *p, double *exact, double *scale);
 /* How far a float32 result of an element with this scale may be off (tf32:
  * the tensor-core stage's looser bound). */
 double gemm_tolerance(int K, double scale, int tf32);
+/* The same bound as t1 * scale (+ t2 * scale when t2 != 0), for the check
+ * on the GPU, which repeats these operations in this order. */
+void gemm_tolerance_factors(int K, int tf32, double *t1, double *t2);
 /* V_PASS, or the verdict for got (M N floats) with what is wrong in msg. */
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
                int tf32, char *msg, size_t msgn);

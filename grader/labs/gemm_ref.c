@@ -131,12 +131,20 @@ int gemm_reference(const gemm_problem *p, double *exact, double *scale)
     return failed ? -1 : 0;
 }
 
-double gemm_tolerance(int K, double scale, int tf32)
+void gemm_tolerance_factors(int K, int tf32, double *t1, double *t2)
 {
     double u = ldexp(1.0, -24);
-    double t = (4.0 * sqrt((double)K) + 8.0) * u * scale;
-    if (tf32)
-        t += 2.0 * ldexp(1.0, -11) * scale;
+    *t1 = (4.0 * sqrt((double)K) + 8.0) * u;
+    *t2 = tf32 ? 2.0 * ldexp(1.0, -11) : 0.0;
+}
+
+double gemm_tolerance(int K, double scale, int tf32)
+{
+    double t1, t2;
+    gemm_tolerance_factors(K, tf32, &t1, &t2);
+    double t = t1 * scale;
+    if (t2 != 0.0)
+        t += t2 * scale;
     return t;
 }
 

@@ -3,12 +3,14 @@
  * lands where it should, the input check finds any other change and a
  * changed patched word, and the output comparison finds any word that
  * differs from the expected scan of patched inputs. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
 
 #include "../../common/rng.h"
+#include "../labs/gemm_lab.h"
 #include "../patch.h"
 #include "tests.h"
 
@@ -165,9 +167,142 @@ START_TEST(outputs_checked_against_inputs)
 }
 END_TEST
 
+/* The test below: its element e, the override row and column, and the
+ * CPU's rule for it (*x: the value expected there). */
+typedef struct within_case {
+    const float *got;
+    const double *exact, *scale, *ov; /* ov: row exact, row scale, col exact, col scale */
+    size_t R, C;
+    uint64_t orow, ocol;
+    int K;
+} within_case;
+
+static int cpu_rejects(const within_case *w, size_t e, int tf32, double *x)
+{
+    size_t i = e / w->C, j = e % w->C;
+    double sc = w->scale[e];
+    *x = w->exact[e];
+    if (i == w->orow)
+        *x = w->ov[j], sc = w->ov[w->C + j];
+    if (j == w->ocol)
+        *x = w->ov[2 * w->C + i], sc = w->ov[2 * w->C + w->R + i];
+    return !isfinite(w->got[e]) || fabs((double)w->got[e] - *x) > gemm_tolerance(w->K, sc, tf32);
+}
+
+/* Lab 4's check on the GPU agrees with the CPU's rule on every element:
+ * about half the elements lie just outside their bound, some are NaN or
+ * infinite, and one row and one column take their expected values from the
+ * overrides. The GPU must count exactly the elements the CPU rejects and
+ * name the first. */
+START_TEST(within_tolerance_on_gpu)
+{
+    load_kernels();
+    enum { R = 257, C = 389, K = 4096 };
+    size_t n = (size_t)R * C;
+    double *exact = malloc(n * 8), *scale = malloc(n * 8);
+    double *ov = malloc(2 * (C + R) * sizeof(double)); /* row exact, row scale, col exact, col scale */
+    float *got = malloc(n * 4);
+    ck_assert(exact && scale && ov && got);
+    rng r;
+    rng_seed(&r, 4242);
+    for (int tf32 = 0; tf32 <= 1; tf32++) {
+        double t1, t2;
+        gemm_tolerance_factors(K, tf32, &t1, &t2);
+        const uint64_t orow = 100, ocol = 7;
+        for (size_t e = 0; e < n; e++) {
+            got[e] = rng_uniform(&r, -50.0f, 50.0f);
+            scale[e] = rng_uniform(&r, 1.0f, 4096.0f);
+            double tol = gemm_tolerance(K, scale[e], tf32);
+            exact[e] = (double)got[e] + tol * rng_uniform(&r, -1.02f, 1.02f);
+        }
+        for (size_t j = 0; j < C; j++) { /* the override row: all within */
+            ov[C + j] = scale[orow * C + j] * 2;
+            ov[j] = (double)got[orow * C + j] + 0.5 * gemm_tolerance(K, ov[C + j], tf32);
+        }
+        for (size_t i = 0; i < R; i++) { /* the override column: all outside, but the row's */
+            ov[2 * C + R + i] = scale[i * C + ocol];
+            ov[2 * C + i] = (double)got[i * C + ocol] + 3 * gemm_tolerance(K, ov[2 * C + R + i], tf32);
+        }
+        got[5 * C + 11] = NAN;
+        got[9 * C + 12] = INFINITY;
+        const within_case w = {got, exact, scale, ov, R, C, orow, ocol, K};
+        size_t bad = 0, first = n;
+        for (size_t e = 0; e < n; e++) {
+            double x;
+            if (cpu_rejects(&w, e, tf32, &x)) {
+                bad++;
+                first = first < e ? first : e;
+            }
+        }
+        ck_assert(bad > n / 4 && bad < 3 * n / 4); /* the test itself is not trivial */
+        void *d_got, *d_exact, *d_scale, *d_ov, *d_idx;
+        ck_assert_int_eq(cudaMalloc(&d_got, n * 4), cudaSuccess);
+        ck_assert_int_eq(cudaMalloc(&d_exact, n * 8), cudaSuccess);
+        ck_assert_int_eq(cudaMalloc(&d_scale, n * 8), cudaSuccess);
+        ck_assert_int_eq(cudaMalloc(&d_ov, 2 * (C + R) * sizeof(double)), cudaSuccess);
+        ck_assert_int_eq(cudaMalloc(&d_idx, 2 * sizeof(uint64_t)), cudaSuccess);
+        uint64_t idx[2] = {orow, ocol};
+        ck_assert_int_eq(cudaMemcpy(d_got, got, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d_exact, exact, n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d_scale, scale, n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d_ov, ov, 2 * (C + R) * sizeof(double), cudaMemcpyHostToDevice),
+                         cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d_idx, idx, sizeof idx, cudaMemcpyHostToDevice), cudaSuccess);
+        const double *dov = d_ov;
+        const uint64_t *didx = d_idx;
+        within_overrides o = {1, 1, didx, didx + 1, dov, dov + C, dov + 2 * C, dov + 2 * C + R};
+        check_outcome out = {0};
+        ck_assert_int_eq(devcheck_within_on_gpu(d_got, d_exact, d_scale, R, C, t1, t2, &o, 0, &out),
+                         (long long)first);
+        /* Made right where the CPU rejects them, the elements pass on the
+         * GPU too; put back one at a time, each is the one the GPU names. */
+        float *orig = malloc(n * 4);
+        size_t *bads = malloc(bad * sizeof *bads), nb = 0;
+        ck_assert(orig && bads);
+        memcpy(orig, got, n * 4);
+        for (size_t e = 0; e < n; e++) {
+            double x;
+            if (cpu_rejects(&w, e, tf32, &x)) {
+                got[e] = (float)x;
+                bads[nb++] = e;
+            }
+        }
+        ck_assert_int_eq(cudaMemcpy(d_got, got, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(devcheck_within_on_gpu(d_got, d_exact, d_scale, R, C, t1, t2, &o, 0, &out),
+                         -1);
+        for (int t = 0; t < 8; t++) {
+            size_t e = bads[rng_below(&r, nb)];
+            ck_assert_int_eq(cudaMemcpy((float *)d_got + e, orig + e, 4, cudaMemcpyHostToDevice),
+                             cudaSuccess);
+            ck_assert_int_eq(
+                devcheck_within_on_gpu(d_got, d_exact, d_scale, R, C, t1, t2, &o, 0, &out),
+                (long long)e);
+            ck_assert_int_eq(cudaMemcpy((float *)d_got + e, got + e, 4, cudaMemcpyHostToDevice),
+                             cudaSuccess);
+        }
+        free(orig);
+        free(bads);
+        /* Without the overrides the override column's old values hold. */
+        within_overrides none = {0};
+        ck_assert_int_ge(devcheck_within_on_gpu(d_got, d_exact, d_scale, R, C, t1, t2, &none, 0,
+                                                &out),
+                         0);
+        cudaFree(d_got);
+        cudaFree(d_exact);
+        cudaFree(d_scale);
+        cudaFree(d_ov);
+        cudaFree(d_idx);
+    }
+    free(exact);
+    free(scale);
+    free(ov);
+    free(got);
+}
+END_TEST
+
 int devcheck_gpu_test_count(void)
 {
-    return 3;
+    return 4;
 }
 
 Suite *make_devcheck_gpu_suite(void)
@@ -178,6 +313,7 @@ Suite *make_devcheck_gpu_suite(void)
     tcase_add_test(tc, patch_and_input_check);
     tcase_add_test(tc, outputs_compared_on_gpu);
     tcase_add_test(tc, outputs_checked_against_inputs);
+    tcase_add_test(tc, within_tolerance_on_gpu);
     suite_add_tcase(s, tc);
     return s;
 }

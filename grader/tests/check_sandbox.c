@@ -390,11 +390,33 @@ START_TEST(refuses_other_processes)
 }
 END_TEST
 
+/* Does this kernel take i386 system calls at all? One built or booted
+ * without IA32 emulation ends such a call with SIGSEGV before any filter
+ * sees it; then there is nothing for the filter to refuse. */
+static int kernel_takes_i386(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        _exit(i386_call() == (int)getpid() ? 0 : 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st);
+}
+
 START_TEST(refuses_other_abis)
 {
 #if defined(__x86_64__)
     expect_rejected(x32_call, "another system call interface", "(syscall number ");
-    expect_rejected(i386_call, "another system call interface", "(syscall number 20)");
+    if (kernel_takes_i386())
+        expect_rejected(i386_call, "another system call interface", "(syscall number 20)");
+    else { /* the kernel refuses it itself: still no way through */
+        test_record t;
+        int rc = run_sandboxed(i386_call, &t);
+        ck_assert_msg(rc == 128 + SIGSEGV, "exit %d (%s)", rc, t.msg);
+        printf("note: this kernel has no i386 system calls (int 0x80 ends in SIGSEGV)\n");
+    }
 #else
     (void)x32_call;
     (void)i386_call;
