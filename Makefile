@@ -261,6 +261,10 @@ build/bench_shuffle: grader/tests/bench_shuffle.cu grader/tests/bench_timing.cuh
 build/bench_gemm: grader/tests/bench_gemm.cu grader/tests/bench_timing.cuh solutions/4-gemm/gemm.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/4-gemm -o $@ $< -lcublas
+# The same with stage 8 rounding to TF32 by cvt.rna, or chopping (tools/settle-handouts).
+build/bench_gemm_cvt build/bench_gemm_chop: build/bench_gemm_%: grader/tests/bench_gemm.cu grader/tests/bench_timing.cuh solutions/4-gemm/gemm.cu | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) $(if $(filter cvt,$*),-DBENCH_TF32_CVT,-DBENCH_TF32_CHOP) -Ilabs/4-gemm -o $@ $< -lcublas
 # Lab 6 (not open yet): every layer, every stage, checked and timed next to cuDNN.
 build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/par.o $(OBJ)/common/rng.o | check-nvcc
 	@mkdir -p build
@@ -268,7 +272,7 @@ build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solut
 # Lab 5 (not open yet): every stage host to host, next to the measured bounds.
 build/bench_streams: grader/tests/bench_streams.cu grader/tests/bench_timing.cuh solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
 	@mkdir -p build
-	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^)
+	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^) -ldl
 # Without a GPU it says so in one line and stops (status 77) before building
 # anything; each benchmark also returns 77 with one line when run without one.
 .PHONY: bench-run
@@ -282,6 +286,14 @@ bench-run: build/bench_transpose build/bench_reduce build/bench_shuffle build/be
 	build/bench_gemm 10
 	build/bench_conv 10
 	build/bench_streams 26 8 5
+# make settle-handouts: the handouts' figures that wait for a GPU, measured
+# in about a minute (grader/tests/settle-handouts; 77 without a GPU).
+# settle-handouts-deps builds what it runs, on any machine.
+SETTLE_DEPS := grade build/solutions/lab5.so build/ceilings/lab5.so build/bench_conv build/bench_gemm build/bench_gemm_cvt build/bench_gemm_chop build/bench_streams
+.PHONY: settle-handouts settle-handouts-deps
+settle-handouts-deps: $(SETTLE_DEPS)
+settle-handouts: $(SETTLE_DEPS)
+	grader/tests/settle-handouts
 # ---- every architecture, without a GPU (make arch-check) ---------------------------
 # Every skeleton, solution, ceiling, adversarial case and arch test case
 # (grader/tests/arch/*.cu) compiled once per architecture to PTX and a cubin,
@@ -422,6 +434,7 @@ help:
 	@echo "  make sanitize LAB=N   lab N's stages under compute-sanitizer's four tools (STAGE=S: one stage)"
 	@echo "  make profile LAB=N STAGE=S   one stage under Nsight Compute, explained in plain words"
 	@echo "  make bench            the reference solutions' benchmarks (GPU): every lab, next to its ceiling"
+	@echo "  make settle-handouts  the handouts' figures still to measure, in about a minute (GPU)"
 	@echo "  make divergence       handouts/0-cuda.md's experiment: a branch per thread against one per warp (GPU)"
 	@echo "  make stability RUNS=10  the solutions graded RUNS times: failures and margins per stage (GPU)"
 	@echo "  make student-repo DEST=dir  a copy for students: no solutions/, no repository tests"

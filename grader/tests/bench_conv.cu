@@ -2,7 +2,10 @@
  * checked against the CPU reference and timed, next to cuDNN's fastest
  * float32 algorithm (tensor-op math off) when cuDNN is installed, in one
  * process. Effective TFLOP/s count 2 N K P Q C R S per call.
- * make bench (GPU needed); build/bench_conv [reps] [first layer] [last layer]. */
+ * make bench (GPU needed); build/bench_conv [reps] [first layer] [last layer]
+ * [algos]. With "algos", each layer also lists every FMA-math algorithm
+ * cuDNN offers in NCHW and in NHWC: the time cudnnFind reported and the
+ * mean of reps calls timed here (tools/settle-handouts reads these lines). */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -44,51 +47,105 @@ static bool gemm_family(cudnnConvolutionFwdAlgo_t a)
            a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
 }
 
-/* cuDNN's fastest FMA-math algorithm for this layer (of the GEMM family
- * only, when gemm_only); its time in ms or -1, and its name in *name. */
-static float cudnn_ms(cudnnHandle_t h, conv_shape l, const float *x, const float *w, float *y,
-                      int reps, bool gemm_only, const char **name)
-{
-    int P = conv_p(l), Q = conv_q(l);
+/* A layer's cuDNN descriptors in one layout, FMA math (TF32 off). */
+struct cudnn_layer {
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd;
-    cudnnCreateTensorDescriptor(&xd);
-    cudnnCreateTensorDescriptor(&yd);
-    cudnnCreateFilterDescriptor(&wd);
-    cudnnCreateConvolutionDescriptor(&cd);
-    cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, l.N, l.C, l.H, l.W);
-    cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, l.N, l.K, P, Q);
-    cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, l.K, l.C, l.R, l.S);
-    cudnnSetConvolution2dDescriptor(cd, l.pad, l.pad, l.stride, l.stride, 1, 1,
+};
+
+static cudnn_layer cudnn_describe(conv_shape l, cudnnTensorFormat_t fmt)
+{
+    cudnn_layer d;
+    cudnnCreateTensorDescriptor(&d.xd);
+    cudnnCreateTensorDescriptor(&d.yd);
+    cudnnCreateFilterDescriptor(&d.wd);
+    cudnnCreateConvolutionDescriptor(&d.cd);
+    cudnnSetTensor4dDescriptor(d.xd, fmt, CUDNN_DATA_FLOAT, l.N, l.C, l.H, l.W);
+    cudnnSetTensor4dDescriptor(d.yd, fmt, CUDNN_DATA_FLOAT, l.N, l.K, conv_p(l), conv_q(l));
+    cudnnSetFilter4dDescriptor(d.wd, CUDNN_DATA_FLOAT, fmt, l.K, l.C, l.R, l.S);
+    cudnnSetConvolution2dDescriptor(d.cd, l.pad, l.pad, l.stride, l.stride, 1, 1,
                                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
-    cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH);
-    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    cudnnSetConvolutionMathType(d.cd, CUDNN_FMA_MATH);
+    return d;
+}
+
+static void cudnn_forget(cudnn_layer &d)
+{
+    cudnnDestroyTensorDescriptor(d.xd);
+    cudnnDestroyTensorDescriptor(d.yd);
+    cudnnDestroyFilterDescriptor(d.wd);
+    cudnnDestroyConvolutionDescriptor(d.cd);
+}
+
+/* cudnnFind's results, fastest first; how many. */
+static int cudnn_find(cudnnHandle_t h, const cudnn_layer &d, cudnnConvolutionFwdAlgoPerf_t *perf)
+{
     int found = 0;
-    float ms = -1;
-    if (cudnnFindConvolutionForwardAlgorithm(h, xd, wd, cd, yd, 16, &found, perf) ==
-        CUDNN_STATUS_SUCCESS) {
-        for (int i = 0; i < found; i++) {
-            if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH ||
-                (gemm_only && !gemm_family(perf[i].algo)))
-                continue;
-            void *ws = nullptr;
-            if (perf[i].memory && cudaMalloc(&ws, perf[i].memory) != cudaSuccess)
-                continue;
-            float one = 1, zero = 0;
-            cudnnConvolutionFwdAlgo_t algo = perf[i].algo;
-            *name = (int)algo >= 0 && (int)algo < 8 ? algo_names[algo] : "another";
-            size_t wsb = perf[i].memory;
-            ms = time_ms([&] { cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, algo, ws, wsb, &zero, yd, y); }, reps);
-            cudaFree(ws);
-            break;
-        }
-    }
-    cudnnDestroyTensorDescriptor(xd);
-    cudnnDestroyTensorDescriptor(yd);
-    cudnnDestroyFilterDescriptor(wd);
-    cudnnDestroyConvolutionDescriptor(cd);
+    if (cudnnFindConvolutionForwardAlgorithm(h, d.xd, d.wd, d.cd, d.yd, 16, &found, perf) !=
+        CUDNN_STATUS_SUCCESS)
+        return 0;
+    return found;
+}
+
+static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
+{
+    return (int)a >= 0 && (int)a < 8 ? algo_names[a] : "another";
+}
+
+/* One algorithm's time in ms (the mean of reps calls), or -1 when it is not
+ * an FMA-math one that ran or its workspace cannot be had. */
+static float cudnn_time(cudnnHandle_t h, const cudnn_layer &d, const cudnnConvolutionFwdAlgoPerf_t &p,
+                        const float *x, const float *w, float *y, int reps)
+{
+    if (p.status != CUDNN_STATUS_SUCCESS || p.mathType != CUDNN_FMA_MATH)
+        return -1;
+    void *ws = nullptr;
+    if (p.memory && cudaMalloc(&ws, p.memory) != cudaSuccess)
+        return -1;
+    float one = 1, zero = 0;
+    float ms = time_ms([&] { cudnnConvolutionForward(h, &one, d.xd, x, d.wd, w, d.cd, p.algo, ws, p.memory, &zero, d.yd, y); }, reps);
+    cudaFree(ws);
     return ms;
+}
+
+/* cuDNN's fastest FMA-math algorithm for this layer in NCHW (of the GEMM
+ * family only, when gemm_only); its time in ms or -1, and its name in *name. */
+static float cudnn_ms(cudnnHandle_t h, conv_shape l, const float *x, const float *w, float *y,
+                      int reps, bool gemm_only, const char **name)
+{
+    cudnn_layer d = cudnn_describe(l, CUDNN_TENSOR_NCHW);
+    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    int found = cudnn_find(h, d, perf);
+    float ms = -1;
+    for (int i = 0; i < found && ms < 0; i++) {
+        if (gemm_only && !gemm_family(perf[i].algo))
+            continue;
+        ms = cudnn_time(h, d, perf[i], x, w, y, reps);
+        *name = algo_name(perf[i].algo);
+    }
+    cudnn_forget(d);
+    return ms;
+}
+
+/* Every FMA-math algorithm cuDNN finds for this layer in this layout, one
+ * line each: cudnnFind's own time and the mean of reps calls timed here. */
+static void cudnn_list(cudnnHandle_t h, conv_shape l, cudnnTensorFormat_t fmt, const float *x,
+                       const float *w, float *y, int reps, double tflop)
+{
+    cudnn_layer d = cudnn_describe(l, fmt);
+    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    int found = cudnn_find(h, d, perf);
+    for (int i = 0; i < found; i++) {
+        float ms = cudnn_time(h, d, perf[i], x, w, y, reps);
+        if (ms < 0)
+            continue;
+        printf("  cuDNN %s %-26s %s  find %7.3f ms %6.2f TFLOP/s  timed %7.3f ms %6.2f TFLOP/s\n",
+               fmt == CUDNN_TENSOR_NHWC ? "NHWC" : "NCHW", algo_name(perf[i].algo),
+               gemm_family(perf[i].algo) ? "GEMM family" : "other      ", perf[i].time,
+               tflop / (perf[i].time * 1e-3), ms, tflop / (ms * 1e-3));
+    }
+    cudnn_forget(d);
 }
 #endif
 
@@ -98,6 +155,7 @@ int main(int argc, char **argv)
         return 77;
     int reps = argc > 1 ? atoi(argv[1]) : 10;
     int first = argc > 2 ? atoi(argv[2]) : 0, last = argc > 3 ? atoi(argv[3]) : conv_n_layers - 1;
+    const bool algos = argc > 4 && strcmp(argv[4], "algos") == 0;
     uint64_t seed = 0x5eed6;
     printf("seed 0x%llx, %d timed calls per figure\n", (unsigned long long)seed, reps);
 #ifdef HAVE_CUDNN
@@ -146,6 +204,10 @@ int main(int argc, char **argv)
         if (cg > 0)
             printf("  %-52s %8.3f ms  %6.2f TFLOP/s  (%s)\n", "cuDNN FP32, fastest GEMM algorithm",
                    cg, tflop / (cg * 1e-3), best_gemm);
+        if (algos) {
+            cudnn_list(h, l, CUDNN_TENSOR_NCHW, x, w, y, reps, tflop);
+            cudnn_list(h, l, CUDNN_TENSOR_NHWC, x, w, y, reps, tflop);
+        }
 #endif
         for (auto &st : stages) {
             cudaMemset(y, 0xff, ny * 4);

@@ -6,7 +6,11 @@
  * untimed call; TFLOP/s count 2 M N K. Stage 8 is timed twice: as the H200
  * runs it (three tiles in flight) and as GPUs with less shared memory per
  * block run it (two).
- * make bench (GPU needed); build/bench_gemm [reps]. */
+ * make bench (GPU needed); build/bench_gemm [reps] [size] [stage]: one size
+ * only (0: all three), the stages whose name starts with that digit only.
+ * build/bench_gemm_cvt and build/bench_gemm_chop are the same program with
+ * stage 8 rounding its inputs to TF32 by cvt.rna.tf32.f32, or chopping them,
+ * instead of the reference's integer add (the handout's "Rounding cheaply"). */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,7 +50,8 @@ int main(int argc, char **argv)
 {
     if (bench_no_gpu("bench_gemm"))
         return 77;
-    int reps = argc > 1 ? atoi(argv[1]) : 10;
+    int reps = argc > 1 ? atoi(argv[1]) : 10, only_size = argc > 2 ? atoi(argv[2]) : 0;
+    const char *only_stage = argc > 3 ? argv[3] : "";
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
         printf("no cuBLAS\n");
@@ -54,6 +59,8 @@ int main(int argc, char **argv)
     }
     int failures = 0;
     for (int size : {2048, 4096, 8192}) {
+        if (only_size && size != only_size)
+            continue;
         int M = size, N = size, K = size;
         size_t mn = (size_t)M * N;
         std::vector<float> hA(mn), hB(mn), got(mn);
@@ -81,6 +88,8 @@ int main(int argc, char **argv)
         for (int s = 0; s < 4096; s++)
             rows[s] = rand() % M, cols[s] = rand() % N;
         for (auto &st : stages) {
+            if (st.name[0] != only_stage[0] && only_stage[0])
+                continue;
             cudaMemset(C, 0xff, mn * 4);
             lab_status ls = st.fn(M, N, K, 1.0f, A, B, 0.0f, C, 0);
             cudaError_t err = cudaDeviceSynchronize();

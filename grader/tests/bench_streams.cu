@@ -5,8 +5,12 @@
  * once, the kernel alone, and from them the serial and the ideal overlap
  * times (grader/labs/streams_lab.c). Lab 5 is not open yet: this is where its
  * reference is measured first.
- * make bench (GPU needed); build/bench_streams [log2 n] [chunks] [reps]. */
+ * make bench (GPU needed); build/bench_streams [log2 n] [chunks] [reps].
+ * build/bench_streams degree [log2 n] [times]: the heavy job's degree as the
+ * grader picks it (grader/labs/streams.c), by the grader's own ceiling
+ * library (build/ceilings/lab5.so), that many times, and nothing else. */
 #include <chrono>
+#include <dlfcn.h>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -151,10 +155,51 @@ static double kernel_ms(const streams_job *job, float *d_x, float *d_y, float *d
     return best;
 }
 
+/* The heavy job's coefficients, as the grader's make_coefficients makes them. */
+static void heavy_coefficients(float *c)
+{
+    for (int k = 0; k <= STREAMS_MAX_DEGREE; k++)
+        c[k] = (k % 2 ? -1.0f : 1.0f) / (float)(k + 1);
+}
+
+/* The degree the grader picks, `times` times over: the copies alone and
+ * the kernel at degree 256 (best of 3 each, by the ceiling library), then
+ * 256 copies / kernel, rounded to a multiple of 64. */
+static int grader_degree(int log2n, int times)
+{
+    void *lib = dlopen("build/ceilings/lab5.so", RTLD_NOW | RTLD_LOCAL);
+    auto create = lib ? (int (*)(void **, size_t, float, const float *))dlsym(lib, "ceiling_streams_create") : nullptr;
+    auto time_of = lib ? (double (*)(void *, int, int, int))dlsym(lib, "ceiling_streams_time") : nullptr;
+    auto destroy = lib ? (void (*)(void *))dlsym(lib, "ceiling_streams_destroy") : nullptr;
+    if (!create || !time_of || !destroy) {
+        printf("cannot load build/ceilings/lab5.so (%s): make ceilings\n", dlerror());
+        return 1;
+    }
+    static float c_heavy[STREAMS_MAX_DEGREE + 1];
+    heavy_coefficients(c_heavy);
+    void *h = nullptr;
+    if (create(&h, (size_t)1 << log2n, 2.5f, c_heavy) != 0) {
+        printf("the ceiling library could not set up n = 2^%d\n", log2n);
+        return 1;
+    }
+    for (int t = 0; t < times; t++) {
+        double copies = time_of(h, 0, 0, 3), k256 = time_of(h, 1, 256, 3);
+        double raw = 256.0 * copies / k256;
+        int d = (int)(raw / 64.0 + 0.5) * 64;
+        printf("degree, n = 2^%d: copies %.3f ms, kernel at degree 256 %.3f ms, %.0f before "
+               "rounding, %d after\n",
+               log2n, copies, k256, raw, d < 64 ? 64 : d > STREAMS_MAX_DEGREE ? STREAMS_MAX_DEGREE : d);
+    }
+    destroy(h);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (bench_no_gpu("bench_streams"))
         return 77;
+    if (argc > 1 && strcmp(argv[1], "degree") == 0)
+        return grader_degree(argc > 2 ? atoi(argv[2]) : 25, argc > 3 ? atoi(argv[3]) : 3);
     int log2n = argc > 1 ? atoi(argv[1]) : 26;
     int chunks = argc > 2 ? atoi(argv[2]) : 8;
     int reps = argc > 3 ? atoi(argv[3]) : 5;
@@ -183,8 +228,7 @@ int main(int argc, char **argv)
     /* SAXPY, and a heavy polynomial whose kernel takes about as long as the copies. */
     static float c_saxpy[2] = {0.0f, 1.0f};
     static float c_heavy[STREAMS_MAX_DEGREE + 1];
-    for (int k = 0; k <= STREAMS_MAX_DEGREE; k++)
-        c_heavy[k] = (k % 2 ? -1.0f : 1.0f) / (float)(k + 1);
+    heavy_coefficients(c_heavy);
     streams_job saxpy = {n, 2.5f, 1, c_saxpy, chunks, nullptr, nullptr, nullptr};
     streams_job heavy = saxpy;
     heavy.c = c_heavy;

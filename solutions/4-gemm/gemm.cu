@@ -591,12 +591,22 @@ __device__ __forceinline__ void copy16_async(float *dst, const float *src, int b
  * top 10 bits of the mantissa and ignores the low 13 bits. Adding half of
  * the last kept bit (1 << 12) to the bits rounds the magnitude to nearest,
  * ties away from zero, as cvt.rna.tf32.f32 does, in one integer add instead
- * of cvt's several instructions (measured: 16% more TFLOP/s on the H200).
+ * of cvt's several instructions (faster on the H200: handouts/4-gemm.md,
+ * "Rounding cheaply", has the measured gain).
  * Not for NaN inputs: a NaN with a large payload would carry into the sign;
  * infinities and overflow come out as infinities. */
 __device__ __forceinline__ unsigned to_tf32(float x)
 {
+    /* cvt and chopping: bench_gemm's comparisons only (build/bench_gemm_cvt, _chop) */
+#if defined(BENCH_TF32_CVT) && defined(HAS_TF32_MMA)
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+#elif defined(BENCH_TF32_CHOP)
+    return __float_as_uint(x);
+#else
     return __float_as_uint(x) + 0x1000u;
+#endif
 }
 
 /* ALIGNED: K and N are multiples of 4 and A, B 16-byte aligned, so that every
