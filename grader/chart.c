@@ -54,8 +54,8 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
             if (p->timed && p->base >= 0 && p->base_ms > 0)
                 top = fmax(top, p->throughput * p->median_ms / p->base_ms * p->min_speedup);
         }
-        if (reference && spec->reference_throughput)
-            top = fmax(top, spec->reference_throughput[s]);
+        if (reference)
+            top = fmax(top, spec->stages[s].reference);
     }
     top = fmax(top, ceiling);
     if (top <= 0)
@@ -164,9 +164,9 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
                     x, by - 6, x, by + BAR + 6, esc, t->ceiling_throughput, spec->unit, x - 3,
                     by + BAR + 11, esc); /* labelled in the gap under the bar */
         }
-        if (reference && spec->reference_throughput && spec->reference_throughput[s] > 0) {
-            double x = PLOT_X0 + spec->reference_throughput[s] / axis * PLOT_W;
-            double v = spec->reference_throughput[s];
+        if (reference && spec->stages[s].reference > 0) {
+            double v = spec->stages[s].reference;
+            double x = PLOT_X0 + v / axis * PLOT_W;
             fprintf(f, "<path d=\"M%.1f,%d l6,-6 l6,6 l-6,6 z\" fill=\"none\" stroke=\"#333\" "
                        "stroke-width=\"1.5\"><title>reference: %.*f %s</title></path>\n",
                     x - 6, by + BAR / 2, v < 10 ? 1 : 0, v, spec->unit); /* 0.5, 6.2, 1704 */

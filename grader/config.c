@@ -72,7 +72,7 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
         int speed_key = strcmp(field, "points_speed") == 0 || strcmp(field, "min_speedup") == 0 ||
                         strcmp(field, "min_ceiling") == 0;
         const lab_stage *ls = &spec->stages[stage];
-        if (speed_key && ls->base[0] < 0 &&
+        if (speed_key && ls->n_base == 0 &&
             (ls->min_ceiling <= 0 || strcmp(field, "min_speedup") == 0)) {
             snprintf(err, errn,
                      ls->min_ceiling > 0
@@ -124,10 +124,7 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             o->has_min_ceiling = 1;
             o->min_ceiling = v;
         } else if (strcmp(field, "technique") == 0) {
-            int has = 0;
-            for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++)
-                has |= t->stage == stage;
-            if (!has) {
+            if (!lab_stage_techniques(ls)) {
                 snprintf(err, errn,
                          "%s:%d: lab%d stage %d has no technique the grader checks (./grade "
                          "--list shows them)",
@@ -207,7 +204,7 @@ int config_write_calibration(FILE *f, const lab_spec *const *specs, const lab_re
             const test_record *p = &res[l].t[s][TEST_PERF];
             if (spec->stages[s].points_speed == 0)
                 continue;
-            int has_base = spec->stages[s].base[0] >= 0; /* else held to its ceiling alone */
+            int has_base = spec->stages[s].n_base > 0; /* else held to its ceiling alone */
             if (!p->timed || (has_base && !(p->speedup > 0))) {
                 fprintf(f, "# lab%d.s%d: not measured (%s); built-in thresholds kept\n",
                         spec->number, s, verdict_name(p->v));

@@ -58,7 +58,7 @@ static void scoreboard(FILE *f, const lab_spec *spec, const lab_results *res)
             fprintf(f, "<td class=\"fail\">%s</td>", verdict_name(p->v));
         else
             fprintf(f, "<td>-</td>");
-        if (spec->stages[s].points_speed > 0 && spec->stages[s].base[0] < 0)
+        if (spec->stages[s].points_speed > 0 && spec->stages[s].n_base == 0)
             fprintf(f, "<td>%.0f%% of the ceiling</td>", 100.0 * spec->stages[s].min_ceiling);
         else if (spec->stages[s].points_speed > 0 && spec->stages[s].min_ceiling > 0)
             fprintf(f, "<td>%.2fx and %.0f%% of the ceiling</td>", spec->stages[s].min_speedup,

@@ -13,21 +13,49 @@
 
 #define LAB_MAX_STAGES 12
 #define LAB_MAX_BASES 2
+#define LAB_MAX_TECHNIQUES 2
 
+/* Machine instructions that show a stage's technique (the technique check
+ * reads the SASS of the kernels the stage launched). */
+typedef struct lab_technique {
+    const char *pattern; /* SASS opcodes: alternatives split by '|', each an opcode with the
+                            modifiers it must carry, "LDG.128|STG.128"; NULL: no technique */
+    const char *text;    /* "128-bit global loads or stores (LDG.E.128, STG.E.128)" */
+} lab_technique;
+
+/* What one lab alone knows about each of its stages (what a stage computes,
+ * what memory it gets). A lab that needs it defines the struct in its spec
+ * file, grader/labs/<name>.c, and only there: everywhere else it stays
+ * incomplete, so no file sees two labs' definitions. */
+struct lab_stage_extra;
+
+/* One stage: everything the grader knows about it, in one row of its lab's
+ * table, written with designated initializers. A field left out is 0: no
+ * points, no threshold, no base, no technique. */
 typedef struct lab_stage {
     const char *title;   /* "shared-memory tile" */
     const char *symbol;  /* the function in the lab library, "transpose_tiled" */
+    int given;           /* complete in the skeleton (a yardstick), not the student's work */
     int points_correct;  /* for passing every correctness size */
     int points_speed;    /* for reaching min_speedup; 0 = speed reported, not graded */
     double min_speedup;  /* over the faster of the base stages */
-    int base[LAB_MAX_BASES]; /* stage numbers it must beat, -1 = none */
-    int given;           /* complete in the skeleton (a yardstick), not the student's work */
-    const char *hint;    /* the likely cause when the stage is correct but too slow */
+    int base[LAB_MAX_BASES]; /* the earlier stages it must beat: set with LAB_BASES */
+    int n_base;          /* how many; 0: none (held to its ceiling alone, if graded) */
     double min_ceiling;  /* fraction of the ceiling it must also reach; 0 = none */
     const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
     int min_cc;          /* compute capability its technique needs, 10 * major + minor (80:
                             8.0); below it the stage is NOT AVAILABLE, not graded. 0: any */
+    double reference;    /* the reference solution's speed on the lab's reference_gpu, in
+                            its unit (charts mark it); 0: not measured */
+    lab_technique technique[LAB_MAX_TECHNIQUES]; /* looked for in its machine code */
+    const char *hint;    /* the likely cause when the stage is correct but too slow */
+    const struct lab_stage_extra *extra; /* the lab's own facts about it, or NULL */
 } lab_stage;
+
+/* The stages a stage must beat, in a row: LAB_BASES(1, 2) sets base and
+ * n_base together. */
+#define LAB_BASES(...)                                                                             \
+    .base = {__VA_ARGS__}, .n_base = (int)(sizeof(int[]){__VA_ARGS__} / sizeof(int))
 
 /* Can stage st be graded on a GPU of compute capability major.minor? */
 static inline int lab_stage_available(const lab_stage *st, int major, int minor)
@@ -35,14 +63,14 @@ static inline int lab_stage_available(const lab_stage *st, int major, int minor)
     return st->min_cc <= 10 * major + minor;
 }
 
-/* The machine instructions that show a stage's technique (the technique
- * check reads the SASS of the kernels the stage launched). */
-typedef struct lab_technique {
-    int stage;           /* -1 ends a list */
-    const char *pattern; /* SASS opcodes: alternatives split by '|', each an opcode with the
-                            modifiers it must carry, "LDG.128|STG.128" */
-    const char *text;    /* "128-bit global loads or stores (LDG.E.128, STG.E.128)" */
-} lab_technique;
+/* How many techniques the grader looks for in stage st's machine code. */
+static inline int lab_stage_techniques(const lab_stage *st)
+{
+    int n = 0;
+    while (n < LAB_MAX_TECHNIQUES && st->technique[n].pattern)
+        n++;
+    return n;
+}
 
 struct rng;
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
@@ -66,10 +94,9 @@ typedef struct lab_spec {
     const char *unit;         /* "GB/s" */
     const char *ceiling_name; /* "cudaMemcpy D2D" */
     const struct policy_rule *forbidden_calls; /* lab-specific rules for policy_check, or NULL */
-    /* The reference solution's throughput per stage on one GPU (charts mark it
-     * when grading on that GPU); NULL when not measured. */
+    /* The GPU the stages' reference figures were measured on (charts mark
+     * them when grading on it); NULL when not measured. */
     const char *reference_gpu;
-    const double *reference_throughput;
     /* The slowest speed (in unit) a correct stage, or a base or ceiling it is
      * timed with, may run at on any supported GPU: it sizes each test's time
      * limit from the work the test does (runner_stage_timeout). */
@@ -82,8 +109,6 @@ typedef struct lab_spec {
      * 1.10 (10% for noise). More where the ceiling is a good library call and
      * not a bound of the hardware (lab 6). */
     double impossible_over;
-    /* Techniques to look for in each stage's machine code; NULL: none. */
-    const lab_technique *techniques;
     /* Host side, no CUDA. */
     void (*size_text)(int size, char *buf, size_t n); /* "8192 x 8192" */
     double (*work)(int stage, int size); /* units of work per call (bytes, flops) for the unit above, x 1e9 */
@@ -125,6 +150,15 @@ typedef struct lab_spec {
 static inline double lab_impossible_over(const lab_spec *spec)
 {
     return spec->impossible_over > 0 ? spec->impossible_over : 1.10;
+}
+
+/* Does any stage of spec have a technique to look for? */
+static inline int lab_has_techniques(const lab_spec *spec)
+{
+    for (int s = 0; s < spec->n_stages; s++)
+        if (lab_stage_techniques(&spec->stages[s]))
+            return 1;
+    return 0;
 }
 
 /* The name of the ceiling stage s is measured against. */

@@ -145,7 +145,7 @@ static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib)
     memset(r, 0, sizeof *r);
     r->pending.fd = -1;
     char err[256];
-    if (!spec->techniques || sass_start(lib, &r->pending, err, sizeof err) != 0)
+    if (!lab_has_techniques(spec) || sass_start(lib, &r->pending, err, sizeof err) != 0)
         return;
     runner_close_in_children(r->pending.fd);
     r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
@@ -168,7 +168,7 @@ static void technique_check(const lab_spec *spec, lab_results *res, sass_read *s
                             const int *required, char **text)
 {
     *text = NULL;
-    if (!spec->techniques || !sass->ok)
+    if (!lab_has_techniques(spec) || !sass->ok)
         return;
     const lab_technique *missing[LAB_MAX_STAGES];
     size_t len = 0;
@@ -297,13 +297,13 @@ static void list_labs(const grade_config *c)
             }
             printf("  stage %d  %-34s %-24s correct %2d", s, st->title, st->symbol,
                    st->points_correct);
-            if (st->points_speed > 0 && st->base[0] < 0) {
+            if (st->points_speed > 0 && st->n_base == 0) {
                 printf("  speed %2d: >= %.0f%% of %s", st->points_speed, 100.0 * st->min_ceiling,
                        lab_ceiling_name(spec, s));
             } else if (st->points_speed > 0) {
                 printf("  speed %2d: >= %.2fx over stage %d", st->points_speed, st->min_speedup,
                        st->base[0]);
-                if (st->base[1] >= 0)
+                if (st->n_base > 1)
                     printf(" or %d, the faster", st->base[1]);
                 if (st->min_ceiling > 0)
                     printf(", and >= %.0f%% of %s", 100.0 * st->min_ceiling,
@@ -319,10 +319,9 @@ static void list_labs(const grade_config *c)
             int k = spec->number - 1;
             if (k >= 0 && k < 16 && effective_sanitizer[k][s])
                 printf("           compute-sanitizer: required clean\n");
-            for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++)
-                if (t->stage == s)
-                    printf("           technique: %s%s\n", t->text,
-                           k >= 0 && k < 16 && effective_technique[k][s] ? " (required)" : "");
+            for (int j = 0; j < lab_stage_techniques(st); j++)
+                printf("           technique: %s%s\n", st->technique[j].text,
+                       k >= 0 && k < 16 && effective_technique[k][s] ? " (required)" : "");
         }
     }
 }

@@ -7,27 +7,14 @@
 #include <string.h>
 
 #include "ceiling.h"
+#include "ceilings/ceilings.h"
 
-typedef int (*scatter_fn)(void *, const uint64_t *, const uint32_t *, int, cudaStream_t);
-typedef int (*verify_fn)(const void *, const void *, uint64_t, const uint64_t *, const uint32_t *,
-                         int, unsigned long long *, cudaStream_t);
-typedef int (*compare_fn)(const void *, const void *, uint64_t, uint64_t, const uint64_t *,
-                          const uint32_t *, int, const uint64_t *, const uint32_t *, int,
-                          unsigned long long *, cudaStream_t);
-typedef int (*transpose_fn)(const void *, const void *, uint64_t, uint64_t, int,
-                            unsigned long long *, cudaStream_t);
-typedef int (*scan_fn)(const void *, const void *, uint64_t, uint64_t, unsigned long long *,
-                       cudaStream_t);
-typedef int (*within_fn)(const float *, const double *, const double *, uint64_t, uint64_t, double,
-                         double, const uint64_t *, const double *, const double *, int,
-                         const uint64_t *, const double *, const double *, int,
-                         unsigned long long *, cudaStream_t);
-static transpose_fn transpose_check;
-static scan_fn scan_check;
-static within_fn within_check;
-static scatter_fn scatter;
-static verify_fn verify;
-static compare_fn compare;
+static devcheck_transpose_fn *transpose_check;
+static devcheck_scan_fn *scan_check;
+static devcheck_scatter_fn *scatter;
+static devcheck_verify_fn *verify;
+static devcheck_compare_fn *compare;
+static devcheck_within_fn *within_check;
 
 static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare",
                                    "devcheck_transpose", "devcheck_scan", "devcheck_within"};
@@ -35,12 +22,12 @@ static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devch
 
 static int take(void *const *fns)
 {
-    scatter = (scatter_fn)fns[0];
-    verify = (verify_fn)fns[1];
-    compare = (compare_fn)fns[2];
-    transpose_check = (transpose_fn)fns[3];
-    scan_check = (scan_fn)fns[4];
-    within_check = (within_fn)fns[5];
+    scatter = (devcheck_scatter_fn *)fns[0];
+    verify = (devcheck_verify_fn *)fns[1];
+    compare = (devcheck_compare_fn *)fns[2];
+    transpose_check = (devcheck_transpose_fn *)fns[3];
+    scan_check = (devcheck_scan_fn *)fns[4];
+    within_check = (devcheck_within_fn *)fns[5];
     return 0;
 }
 

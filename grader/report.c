@@ -119,7 +119,7 @@ void report_table(FILE *f, const lab_spec *spec, const lab_results *res)
             snprintf(spd, sizeof spd, "%.2fx over %d", p->speedup, p->base);
         else if (p->graded && p->v != V_NOT_RUN && p->v != V_PASS)
             snprintf(spd, sizeof spd, "%s", verdict_name(p->v));
-        if (spec->stages[s].points_speed > 0 && spec->stages[s].base[0] < 0)
+        if (spec->stages[s].points_speed > 0 && spec->stages[s].n_base == 0)
             snprintf(needs, sizeof needs, "%.0f%%", 100.0 * spec->stages[s].min_ceiling);
         else if (spec->stages[s].points_speed > 0 && spec->stages[s].min_ceiling > 0)
             snprintf(needs, sizeof needs, "%.2fx+%.0f%%", spec->stages[s].min_speedup,

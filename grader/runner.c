@@ -762,10 +762,8 @@ static void perf_body(grade_run *run, int stage)
      * test (a base that hung would hang again); ungraded ones (--stage) are
      * checked on every timed call instead. */
     int failed_base = -1;
-    for (int b = 0; b < LAB_MAX_BASES; b++) {
+    for (int b = 0; b < st->n_base; b++) {
         int bs = st->base[b];
-        if (bs < 0)
-            continue;
         const test_record *bc = &run->res->t[bs][TEST_CORRECT];
         if (bc->graded && (bc->state != STATE_FINISHED || bc->v != V_PASS)) {
             failed_base = bs;
@@ -830,11 +828,11 @@ static void perf_body(grade_run *run, int stage)
                "%s.",
                rec->speedup, rec->base, spec->stages[rec->base].title, st->min_speedup,
                rec->throughput, spec->unit, rec->pct_ceiling, lab_ceiling_name(spec, stage));
-    if (st->base[0] < 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
+    if (st->n_base == 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
         finish(rec, V_SLOW, "%.0f%% of %s (%.0f %s); this stage needs %.0f%%", rec->pct_ceiling,
                lab_ceiling_name(spec, stage), rec->throughput, spec->unit,
                100.0 * st->min_ceiling);
-    if (st->base[0] < 0)
+    if (st->n_base == 0)
         finish(rec, V_PASS, "%.0f%% of %s (needs %.0f%%)", rec->pct_ceiling,
                lab_ceiling_name(spec, stage), 100.0 * st->min_ceiling);
     if (st->min_ceiling > 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
@@ -883,9 +881,7 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
     correct += work / floor;
     if (quick || st->points_speed == 0)
         return correct;
-    int timed = 2; /* the stage and the ceiling, */
-    for (int b = 0; b < LAB_MAX_BASES; b++)
-        timed += st->base[b] >= 0; /* and its bases */
+    int timed = 2 + st->n_base; /* the stage and the ceiling, and its bases */
     double perf = 12.0 + (timed * rounds + 1) * bench / floor;
     return perf > correct ? perf : correct;
 }

@@ -217,6 +217,48 @@ int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn)
     return rc;
 }
 
+/* Reports whether stage s's correct kernels show technique t; 1 when they
+ * do not (the first such finding, lacking == 0, heads the list). */
+static int technique_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code *code,
+                            int stage, const lab_technique *t, int lacking,
+                            const lab_technique **missing)
+{
+    test_record *rec = &res->t[stage][TEST_CORRECT];
+    if (rec->v != V_PASS || !rec->kernels[0])
+        return 0;
+    char names[sizeof rec->kernels];
+    snprintf(names, sizeof names, "%s", rec->kernels);
+    int used = 0, seen = 0;
+    char shown[256] = "";
+    size_t len = 0;
+    for (char *save = NULL, *k = strtok_r(names, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        int u = sass_uses(code, k, t->pattern);
+        if (u < 0)
+            continue; /* not in this library's code (a library of the grader's) */
+        seen = 1;
+        used |= u;
+        char s[96];
+        sass_short_name(k, s, sizeof s);
+        len += (size_t)snprintf(shown + len, len < sizeof shown ? sizeof shown - len : 0, "%s%s",
+                                len ? ", " : "", s);
+        if (len >= sizeof shown)
+            len = sizeof shown - 1;
+    }
+    if (!seen || used)
+        return 0;
+    if (missing && !missing[stage])
+        missing[stage] = t;
+    if (!rec->missing_technique[0])
+        snprintf(rec->missing_technique, sizeof rec->missing_technique, "%s", t->text);
+    if (!lacking)
+        fprintf(f, "\n  Techniques (read from the machine code of each stage's kernels):\n");
+    fprintf(f,
+            "  - stage %d (%s): no %s in %s. The stage is correct; this is the technique "
+            "it is meant to use (cuobjdump -sass build/lab%d.so shows the code).\n",
+            stage, spec->stages[stage].title, t->text, shown, spec->number);
+    return 1;
+}
+
 int sass_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code *code,
                 const lab_technique **missing)
 {
@@ -224,45 +266,13 @@ int sass_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code
     for (int s = 0; missing && s < spec->n_stages; s++)
         missing[s] = NULL;
     results_open(); /* the grader's parent: the records stay writable for it */
-    for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++)
-        res->t[t->stage][TEST_CORRECT].missing_technique[0] = '\0';
-    for (const lab_technique *t = spec->techniques; t && t->stage >= 0; t++) {
-        const test_record *rec = &res->t[t->stage][TEST_CORRECT];
-        if (rec->v != V_PASS || !rec->kernels[0])
-            continue;
-        char names[sizeof rec->kernels];
-        snprintf(names, sizeof names, "%s", rec->kernels);
-        int used = 0, seen = 0;
-        char shown[256] = "";
-        size_t len = 0;
-        for (char *save = NULL, *k = strtok_r(names, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-            int u = sass_uses(code, k, t->pattern);
-            if (u < 0)
-                continue; /* not in this library's code (a library of the grader's) */
-            seen = 1;
-            used |= u;
-            char s[96];
-            sass_short_name(k, s, sizeof s);
-            len += (size_t)snprintf(shown + len, len < sizeof shown ? sizeof shown - len : 0,
-                                    "%s%s", len ? ", " : "", s);
-            if (len >= sizeof shown)
-                len = sizeof shown - 1;
-        }
-        if (!seen || used)
-            continue;
-        if (missing && !missing[t->stage])
-            missing[t->stage] = t;
-        if (!res->t[t->stage][TEST_CORRECT].missing_technique[0]) {
-            snprintf(res->t[t->stage][TEST_CORRECT].missing_technique,
-                     sizeof res->t[t->stage][TEST_CORRECT].missing_technique, "%s", t->text);
-        }
-        if (!lacking++)
-            fprintf(f, "\n  Techniques (read from the machine code of each stage's kernels):\n");
-        fprintf(f,
-                "  - stage %d (%s): no %s in %s. The stage is correct; this is the technique "
-                "it is meant to use (cuobjdump -sass build/lab%d.so shows the code).\n",
-                t->stage, spec->stages[t->stage].title, t->text, shown, spec->number);
-    }
+    for (int s = 0; s < spec->n_stages; s++)
+        if (lab_stage_techniques(&spec->stages[s]))
+            res->t[s][TEST_CORRECT].missing_technique[0] = '\0';
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int j = 0; j < lab_stage_techniques(&spec->stages[s]); j++)
+            lacking += technique_report(f, spec, res, code, s, &spec->stages[s].technique[j],
+                                        lacking, missing);
     return lacking;
 }
 

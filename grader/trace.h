@@ -8,7 +8,15 @@
 
 #include <stddef.h>
 
-#include "labs/streams_lab.h"
+typedef enum span_kind { SPAN_H2D = 0, SPAN_KERNEL = 1, SPAN_D2H = 2 } span_kind;
+
+/* One operation seen on the GPU: a copy or a kernel, on a stream, from start
+ * to end (ms, from any common origin). */
+typedef struct span {
+    int stream;
+    span_kind kind;
+    double start, end;
+} span;
 
 /* Starts recording copies and kernels. 0, or -1 with why in err. */
 int trace_begin(char *err, size_t errn);

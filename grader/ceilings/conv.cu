@@ -15,6 +15,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "ceilings.h"
+
 struct conv_ceiling {
     int m, n, k; /* C[m][n] = A[m][k] B[k][n], row-major */
     cublasHandle_t h;

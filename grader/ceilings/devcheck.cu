@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "ceilings.h"
+
 /* buf[idx[k]] = val[k] for every k < p. */
 __global__ void patch_scatter_kernel(uint32_t *buf, const uint64_t *idx, const uint32_t *val,
                                      int p)

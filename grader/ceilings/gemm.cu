@@ -5,6 +5,8 @@
  * operands swapped and no transposes. */
 #include <cublas_v2.h>
 
+#include "ceilings.h"
+
 /* A handle on the current device; 0 on success. */
 extern "C" int ceiling_gemm_create(void **handle)
 {

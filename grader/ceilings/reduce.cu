@@ -6,6 +6,8 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include "ceilings.h"
+
 /* Bytes of temporary storage CUB needs to sum n floats; 0 on success. */
 extern "C" int ceiling_reduce_temp_bytes(size_t n, size_t *bytes)
 {

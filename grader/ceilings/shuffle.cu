@@ -7,6 +7,8 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
+#include "ceilings.h"
+
 struct positive {
     __host__ __device__ bool operator()(int x) const { return x > 0; }
 };

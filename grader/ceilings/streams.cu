@@ -11,6 +11,8 @@
 
 #include <cuda_runtime.h>
 
+#include "ceilings.h"
+
 enum { THREADS = 256, MAX_DEGREE = 4095 };
 
 __constant__ float ceiling_coeff[MAX_DEGREE + 1];

@@ -30,6 +30,7 @@
 #include "../../common/hostmem.h"
 #include "../../labs/6-conv/conv.h"
 #include "../ceiling.h"
+#include "../ceilings/ceilings.h"
 #include "../gbuf.h"
 #include "../lab.h"
 #include "../patch.h"
@@ -41,27 +42,60 @@
 #define CEILING "cuBLAS SGEMM at the layer's GEMM shape"
 
 static const lab_stage conv_stages[] = {
-    {"direct, one thread per output (given)", "conv_direct", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     NULL, 0},
-    {"direct, tiled in shared memory", "conv_direct_tiled", 10, 10, 2.5, {0, -1}, 0,
-     "Stage the input patch under a tile of outputs (with its halo of R - 1 rows and S - 1 "
-     "columns) and the filters of a few output channels in shared memory, once per input "
-     "channel, and let each thread make several output channels from them.",
-     0, NULL, 0},
-    {"im2col + GEMM", "conv_im2col_gemm", 10, 10, 1.5, {1, -1}, 0,
-     "Write the input windows as a (C R S) x (N P Q) matrix in d_work with coalesced stores, "
-     "then multiply the filter matrix (K x C R S) by it with your tiled GEMM from lab 4.",
-     0, NULL, 0},
-    {"implicit GEMM", "conv_implicit_gemm", 10, 10, 1.25, {2, -1}, 0,
-     "Keep the GEMM of stage 2 but gather each element of the window matrix from the input "
-     "as the tiles are loaded: no im2col pass over memory. Work out (c, r, s) for a thread's "
-     "rows once per tile and step it, instead of dividing for every element.",
-     0, NULL, 0},
-    {"NHWC, split-K", "conv_nhwc", 10, 10, 0.80, {3, -1}, 0,
-     "Transpose the input to NHWC in d_work so that a thread's rows (r, s, c) are "
-     "neighbouring channels (one 16-byte load); split the depth C R S over more blocks "
-     "with atomicAdd when the output alone gives too few blocks to fill the GPU.",
-     0.20, NULL, 0},
+    {
+        .title = "direct, one thread per output (given)",
+        .symbol = "conv_direct",
+        .given = 1,
+        .reference = 1.9,
+    },
+    {
+        .title = "direct, tiled in shared memory",
+        .symbol = "conv_direct_tiled",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 2.5,
+        LAB_BASES(0),
+        .reference = 6.2,
+        .hint = "Stage the input patch under a tile of outputs (with its halo of R - 1 rows and S - 1 "
+                "columns) and the filters of a few output channels in shared memory, once per input "
+                "channel, and let each thread make several output channels from them.",
+    },
+    {
+        .title = "im2col + GEMM",
+        .symbol = "conv_im2col_gemm",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.5,
+        LAB_BASES(1),
+        .reference = 13.9,
+        .hint = "Write the input windows as a (C R S) x (N P Q) matrix in d_work with coalesced stores, "
+                "then multiply the filter matrix (K x C R S) by it with your tiled GEMM from lab 4.",
+    },
+    {
+        .title = "implicit GEMM",
+        .symbol = "conv_implicit_gemm",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.25,
+        LAB_BASES(2),
+        .reference = 28.7,
+        .hint = "Keep the GEMM of stage 2 but gather each element of the window matrix from the input "
+                "as the tiles are loaded: no im2col pass over memory. Work out (c, r, s) for a thread's "
+                "rows once per tile and step it, instead of dividing for every element.",
+    },
+    {
+        .title = "NHWC, split-K",
+        .symbol = "conv_nhwc",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 0.80,
+        LAB_BASES(3),
+        .min_ceiling = 0.20,
+        .reference = 26.2,
+        .hint = "Transpose the input to NHWC in d_work so that a thread's rows (r, s, c) are "
+                "neighbouring channels (one 16-byte load); split the depth C R S over more blocks "
+                "with atomicAdd when the output alone gives too few blocks to fill the GPU.",
+    },
 };
 #define N_STAGES ((int)(sizeof conv_stages / sizeof conv_stages[0]))
 #define BENCH_LAYER 4 /* 3 x 3, C = K = 128, 28 x 28, N = 32 */
@@ -176,8 +210,8 @@ struct lab_ctx {
     cudaStream_t stream;
     conv_saved *save;
     void *ceiling;
-    int (*ceiling_run)(void *, const float *, const float *, float *, cudaStream_t);
-    void (*ceiling_destroy)(void *);
+    ceiling_conv_fn *ceiling_run;
+    ceiling_conv_destroy_fn *ceiling_destroy;
 };
 
 static void size_text(int size, char *buf, size_t n)
@@ -264,11 +298,10 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         out->v = V_SETUP_ERROR;
         return -1;
     }
-    c->ceiling_run = (int (*)(void *, const float *, const float *, float *, cudaStream_t))fns[1];
-    c->ceiling_destroy = (void (*)(void *))fns[2];
+    c->ceiling_run = (ceiling_conv_fn *)fns[1];
+    c->ceiling_destroy = (ceiling_conv_destroy_fn *)fns[2];
     int dims[9] = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
-    if (((int (*)(void **, const int *, const float *, const float *, float *))fns[0])(
-            &c->ceiling, dims, c->x.d, c->w.d, c->y.d) != 0) {
+    if (((ceiling_conv_create_fn *)fns[0])(&c->ceiling, dims, c->x.d, c->w.d, c->y.d) != 0) {
         out->v = V_SETUP_ERROR;
         snprintf(out->msg, sizeof out->msg,
                  "the grader could not set up its reference convolution (the ceiling)");
@@ -384,9 +417,6 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
-/* The reference solution on an H200, TFLOP/s on the timed layer (handouts/6-conv.md). */
-static const double h200_reference[N_STAGES] = {1.9, 6.2, 13.9, 28.7, 26.2};
-
 const lab_spec lab_conv = {
     .number = 6,
     .name = "conv",
@@ -400,8 +430,9 @@ const lab_spec lab_conv = {
     .unit = "TFLOP/s",
     .ceiling_name = CEILING,
     .forbidden_calls = policy_stream_stage_rules,
+    /* Each stage's .reference is the reference solution's speed on it, in
+     * TFLOP/s on the timed layer (handouts/6-conv.md). */
     .reference_gpu = "NVIDIA H200",
-    .reference_throughput = h200_reference,
     .floor_throughput = 0.01, /* TFLOP/s: the direct stage 0 on a slow GPU */
     /* cuBLAS at the layer's GEMM shape is a yardstick, not a bound: on the
      * H200 the reference's stage 3 runs at 93-110% of it, cuDNN's FFT and

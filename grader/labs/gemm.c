@@ -29,6 +29,7 @@
 #include "../../common/rng.h"
 #include "../../labs/4-gemm/gemm.h"
 #include "../ceiling.h"
+#include "../ceilings/ceilings.h"
 #include "../gbuf.h"
 #include "../lab.h"
 #include "../patch.h"
@@ -42,49 +43,124 @@
 #define TENSOR_STAGE 8
 
 static const lab_stage gemm_stages[] = {
-    {"naive, threads walk M (given)", "gemm_naive", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, CUBLAS, 0},
-    {"coalesced, threads walk N", "gemm_coalesced", 10, 5, 2.0, {0, -1}, 0,
-     "Consecutive threads (threadIdx.x) should take consecutive columns j of C: then a warp "
-     "reads one element of A (a broadcast) and 32 neighbouring elements of B, and writes 32 "
-     "neighbouring elements of C.",
-     0, CUBLAS, 0},
-    {"shared-memory tiles", "gemm_shared", 10, 5, 1.15, {1, -1}, 0,
-     "Each block should load a tile of A and a tile of B into shared memory once, "
-     "__syncthreads(), and let every thread read them many times; check both loads are "
-     "coalesced (threadIdx.x along a row) and that the k-loop steps by the tile size.",
-     0, CUBLAS, 0},
-    {"1D thread tile", "gemm_tile_1d", 10, 5, 1.45, {2, -1}, 0,
-     "Each thread should keep TM results in registers and, for each k, load one element of B "
-     "into a register and reuse it TM times against a column of A's tile: fewer shared loads "
-     "per multiply-add.",
-     0, CUBLAS, 0},
-    {"2D register blocking", "gemm_tile_2d", 10, 5, 1.4, {3, -1}, 0,
-     "Each thread should compute an 8 x 8 block: per k, load 8 values of A and 8 of B into "
-     "registers and do 64 multiply-adds from them (an outer product). Check that the result "
-     "array is fully unrolled (no local memory: nvcc -Xptxas -v says 0 bytes spill) and that "
-     "two blocks fit on an SM: __launch_bounds__(256, 2) caps the registers at 128.",
-     0, CUBLAS, 0},
-    {"vectorised, A transposed", "gemm_vectorized", 10, 5, 1.0, {4, -1}, 0,
-     "Load A and B with float4, store A's tile transposed (As[k][m]) so the inner loop reads "
-     "A's column as float4s too; the SASS should show LDG.E.128 and LDS.128.",
-     0, CUBLAS, 0},
-    {"double buffering", "gemm_double_buffer", 10, 5, 1.0, {5, -1}, 0,
-     "Load the next tiles (into registers or a second shared buffer) before computing on the "
-     "current ones, so memory and arithmetic overlap; one __syncthreads() per tile.",
-     0, CUBLAS, 0},
-    {"warp tiling", "gemm_warp_tile", 10, 10, 1.0, {6, -1}, 0,
-     "Give each warp a sub-tile of the block (e.g. 64 x 32) and each thread a few small "
-     "blocks inside it, so a warp's shared loads hit few distinct addresses; aim for most of "
-     "cuBLAS. __launch_bounds__(256, 2) keeps two blocks on each SM.",
-     0.65, CUBLAS, 0},
-    {"tensor cores (TF32, bonus)", "gemm_tensor_core", 5, 5, 0.0, {-1, -1}, 0,
-     "Let each warp own a 64 x 64 tile and issue mma.sync.m16n8k8 (TF32) from fragments it "
-     "loads from shared memory itself; double-buffer the tiles with cp.async and pad the rows "
-     "so fragment loads avoid bank conflicts. A plain wmma kernel (16 x 16 x 8 fragments "
-     "through load_matrix_sync) reached only about 8% of cuBLAS TF32 on an H200, far below "
-     "the 25% needed; wmma would need the same big warp tiles, padding and pipeline, which "
-     "we have measured only with mma.sync.",
-     0.25, CUBLAS_TF32, 80 /* TF32 mma.sync and cp.async need compute capability 8.0 */},
+    {
+        .title = "naive, threads walk M (given)",
+        .symbol = "gemm_naive",
+        .given = 1,
+        .ceiling = CUBLAS,
+        .reference = 0.50,
+    },
+    {
+        .title = "coalesced, threads walk N",
+        .symbol = "gemm_coalesced",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 2.0,
+        LAB_BASES(0),
+        .ceiling = CUBLAS,
+        .reference = 5.9,
+        .hint = "Consecutive threads (threadIdx.x) should take consecutive columns j of C: then a warp "
+                "reads one element of A (a broadcast) and 32 neighbouring elements of B, and writes 32 "
+                "neighbouring elements of C.",
+    },
+    {
+        .title = "shared-memory tiles",
+        .symbol = "gemm_shared",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.15,
+        LAB_BASES(1),
+        .ceiling = CUBLAS,
+        .reference = 8.7,
+        .technique = {{"LDS", "shared-memory loads (LDS)"}},
+        .hint = "Each block should load a tile of A and a tile of B into shared memory once, "
+                "__syncthreads(), and let every thread read them many times; check both loads are "
+                "coalesced (threadIdx.x along a row) and that the k-loop steps by the tile size.",
+    },
+    {
+        .title = "1D thread tile",
+        .symbol = "gemm_tile_1d",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.45,
+        LAB_BASES(2),
+        .ceiling = CUBLAS,
+        .reference = 16.1,
+        .hint = "Each thread should keep TM results in registers and, for each k, load one element of B "
+                "into a register and reuse it TM times against a column of A's tile: fewer shared loads "
+                "per multiply-add.",
+    },
+    {
+        .title = "2D register blocking",
+        .symbol = "gemm_tile_2d",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.4,
+        LAB_BASES(3),
+        .ceiling = CUBLAS,
+        .reference = 29.9,
+        .hint = "Each thread should compute an 8 x 8 block: per k, load 8 values of A and 8 of B into "
+                "registers and do 64 multiply-adds from them (an outer product). Check that the result "
+                "array is fully unrolled (no local memory: nvcc -Xptxas -v says 0 bytes spill) and that "
+                "two blocks fit on an SM: __launch_bounds__(256, 2) caps the registers at 128.",
+    },
+    {
+        .title = "vectorised, A transposed",
+        .symbol = "gemm_vectorized",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.0,
+        LAB_BASES(4),
+        .ceiling = CUBLAS,
+        .reference = 31.6,
+        .technique = {{"LDS.128", "16-byte shared-memory loads (LDS.128)"},
+                      {"LDG.128", "16-byte global loads (LDG.E.128)"}},
+        .hint = "Load A and B with float4, store A's tile transposed (As[k][m]) so the inner loop reads "
+                "A's column as float4s too; the SASS should show LDG.E.128 and LDS.128.",
+    },
+    {
+        .title = "double buffering",
+        .symbol = "gemm_double_buffer",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.0,
+        LAB_BASES(5),
+        .ceiling = CUBLAS,
+        .reference = 37.6,
+        .hint = "Load the next tiles (into registers or a second shared buffer) before computing on the "
+                "current ones, so memory and arithmetic overlap; one __syncthreads() per tile.",
+    },
+    {
+        .title = "warp tiling",
+        .symbol = "gemm_warp_tile",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.0,
+        LAB_BASES(6),
+        .min_ceiling = 0.65,
+        .ceiling = CUBLAS,
+        .reference = 43.9,
+        .hint = "Give each warp a sub-tile of the block (e.g. 64 x 32) and each thread a few small "
+                "blocks inside it, so a warp's shared loads hit few distinct addresses; aim for most of "
+                "cuBLAS. __launch_bounds__(256, 2) keeps two blocks on each SM.",
+    },
+    {
+        .title = "tensor cores (TF32, bonus)",
+        .symbol = "gemm_tensor_core",
+        .points_correct = 5,
+        .points_speed = 5,
+        .min_ceiling = 0.25,
+        .ceiling = CUBLAS_TF32,
+        .min_cc = 80, /* TF32 mma.sync and cp.async need compute capability 8.0 */
+        .reference = 132,
+        .technique = {{"HMMA", "tensor-core instructions (HMMA)"}},
+        .hint = "Let each warp own a 64 x 64 tile and issue mma.sync.m16n8k8 (TF32) from fragments it "
+                "loads from shared memory itself; double-buffer the tiles with cp.async and pad the rows "
+                "so fragment loads avoid bank conflicts. A plain wmma kernel (16 x 16 x 8 fragments "
+                "through load_matrix_sync) reached only about 8% of cuBLAS TF32 on an H200, far below "
+                "the 25% needed; wmma would need the same big warp tiles, padding and pipeline, which "
+                "we have measured only with mma.sync.",
+    },
 };
 #define N_STAGES ((int)(sizeof gemm_stages / sizeof gemm_stages[0]))
 
@@ -217,9 +293,8 @@ struct lab_ctx {
     unsigned char *ov_host;
     void *ov_dev;
     void *blas;
-    int (*blas_gemm)(void *, int, int, int, int, float, const float *, const float *, float,
-                     float *, cudaStream_t);
-    void (*blas_destroy)(void *);
+    ceiling_gemm_fn *blas_gemm;
+    ceiling_gemm_destroy_fn *blas_destroy;
 };
 
 static void size_text(int size, char *buf, size_t n)
@@ -295,10 +370,9 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         out->v = V_SETUP_ERROR;
         return -1;
     }
-    c->blas_gemm = (int (*)(void *, int, int, int, int, float, const float *, const float *,
-                            float, float *, cudaStream_t))fns[1];
-    c->blas_destroy = (void (*)(void *))fns[2];
-    if (((int (*)(void **))fns[0])(&c->blas) != 0) {
+    c->blas_gemm = (ceiling_gemm_fn *)fns[1];
+    c->blas_destroy = (ceiling_gemm_destroy_fn *)fns[2];
+    if (((ceiling_gemm_create_fn *)fns[0])(&c->blas) != 0) {
         c->blas = NULL;
         out->v = V_SETUP_ERROR;
         snprintf(out->msg, sizeof out->msg, "the grader could not start cuBLAS");
@@ -554,18 +628,6 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
-/* What the technique check looks for in each stage's machine code. */
-static const lab_technique gemm_techniques[] = {
-    {2, "LDS", "shared-memory loads (LDS)"},
-    {5, "LDS.128", "16-byte shared-memory loads (LDS.128)"},
-    {5, "LDG.128", "16-byte global loads (LDG.E.128)"},
-    {8, "HMMA", "tensor-core instructions (HMMA)"},
-    {-1, NULL, NULL},
-};
-
-/* The reference solution on an H200, TFLOP/s at 4096^3 (handouts/4-gemm.md). */
-static const double h200_reference[N_STAGES] = {0.50, 5.9, 8.7, 16.1, 29.9, 31.6, 37.6, 43.9, 132};
-
 const lab_spec lab_gemm = {
     .number = 4,
     .name = "gemm",
@@ -579,10 +641,10 @@ const lab_spec lab_gemm = {
     .unit = "TFLOP/s",
     .ceiling_name = CUBLAS,
     .forbidden_calls = policy_stream_stage_rules,
+    /* Each stage's .reference is the reference solution's speed on it, in
+     * TFLOP/s at 4096^3 (handouts/4-gemm.md). */
     .reference_gpu = "NVIDIA H200",
-    .reference_throughput = h200_reference,
     .floor_throughput = 0.05, /* TFLOP/s: the naive stage 0 at 4096^3, on a slow GPU */
-    .techniques = gemm_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

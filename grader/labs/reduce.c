@@ -40,6 +40,7 @@
 #include "../../common/rng.h"
 #include "../../labs/2-reduce/reduce.h"
 #include "../ceiling.h"
+#include "../ceilings/ceilings.h"
 #include "../gbuf.h"
 #include "../lab.h"
 #include "../patch.h"
@@ -51,45 +52,103 @@
  * and timed, so the table shows what one SM does alone. Every later stage
  * must beat the stage before it. */
 static const lab_stage reduce_stages[] = {
-    {"one block (given)", "reduce_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, NULL, 0},
-    {"interleaved, divergent", "reduce_interleaved", 10, 5, 3.0, {0, -1}, 0,
-     "Stage 1 should use the whole GPU: one block per blockDim.x elements (a grid of "
-     "ceil(n / 256) blocks), each writing its block's sum to d_work, then the same kernel over "
-     "those sums until one block is left. If it is barely faster than one block, check that the "
-     "grid really has that many blocks.",
-     0, NULL, 0},
-    {"interleaved, strided index", "reduce_strided", 10, 5, 1.15, {1, -1}, 0,
-     "The point of stage 2 is that the working threads are the first ones: thread tid works on "
-     "index = 2 * s * tid (only while index < blockDim.x), so whole warps either work or skip a "
-     "step. A branch on tid % (2 * s) is still stage 1.",
-     0, NULL, 0},
-    {"sequential addressing", "reduce_sequential", 10, 5, 1.03, {2, -1}, 0,
-     "Fold the shared array in half: s runs from blockDim.x / 2 down to 1, and thread tid < s "
-     "adds sdata[tid + s]. A warp then reads 32 consecutive words, one per bank; ncu's "
-     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.",
-     0, NULL, 0},
-    {"first add during load", "reduce_first_add", 10, 5, 1.30, {3, -1}, 0,
-     "Each block should now cover 2 * blockDim.x elements and launch half as many blocks: "
-     "thread tid adds in[i] and in[i + blockDim.x] (both loads coalesced) before the tree. "
-     "Check that reduce_in_passes gets per_block = 2 * threads.",
-     0, NULL, 0},
-    {"unrolled last warp", "reduce_unroll_warp", 10, 5, 1.05, {4, -1}, 0,
-     "Stop the shared-memory loop at s = 64 (s > 32) and let warp 0 finish with __syncwarp() "
-     "between each read and write, with no __syncthreads() and no tid < s test inside. A "
-     "__syncthreads() left in the warp steps costs as much as before.",
-     0, NULL, 0},
-    {"complete unroll (template)", "reduce_unroll_all", 10, 5, 1.0, {5, -1}, 0,
-     "Make the block size a template parameter (template <unsigned BLOCK>) and write each step "
-     "as if (BLOCK >= 512) { ... } so the compiler removes the loop; launch the instance "
-     "matching your block size. Runtime blockDim.x inside the steps keeps the loop alive.",
-     0, NULL, 0},
-    {"many elements per thread, float4", "reduce_many", 10, 10, 1.50, {6, -1}, 0,
-     "Size the grid to the GPU (SMs x blocks per SM, from cudaOccupancyMaxActiveBlocksPerMultiprocessor), "
-     "let each thread loop over the input with a stride of gridDim.x * blockDim.x float4s, "
-     "issuing several float4 loads before adding any, and finish the few hundred block sums "
-     "with one more small launch. Thousands of blocks, or one float per load, leave it short of "
-     "the ceiling.",
-     0.80, NULL, 0},
+    {
+        .title = "one block (given)",
+        .symbol = "reduce_one_block",
+        .given = 1,
+        .reference = 38,
+    },
+    {
+        .title = "interleaved, divergent",
+        .symbol = "reduce_interleaved",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 3.0,
+        LAB_BASES(0),
+        .reference = 416,
+        .technique = {{"LDS", "shared-memory loads (LDS)"}},
+        .hint = "Stage 1 should use the whole GPU: one block per blockDim.x elements (a grid of "
+                "ceil(n / 256) blocks), each writing its block's sum to d_work, then the same kernel over "
+                "those sums until one block is left. If it is barely faster than one block, check that the "
+                "grid really has that many blocks.",
+    },
+    {
+        .title = "interleaved, strided index",
+        .symbol = "reduce_strided",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.15,
+        LAB_BASES(1),
+        .reference = 679,
+        .hint = "The point of stage 2 is that the working threads are the first ones: thread tid works on "
+                "index = 2 * s * tid (only while index < blockDim.x), so whole warps either work or skip a "
+                "step. A branch on tid % (2 * s) is still stage 1.",
+    },
+    {
+        .title = "sequential addressing",
+        .symbol = "reduce_sequential",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.03,
+        LAB_BASES(2),
+        .reference = 877,
+        .technique = {{"LDS", "shared-memory loads (LDS)"}},
+        .hint = "Fold the shared array in half: s runs from blockDim.x / 2 down to 1, and thread tid < s "
+                "adds sdata[tid + s]. A warp then reads 32 consecutive words, one per bank; ncu's "
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.",
+    },
+    {
+        .title = "first add during load",
+        .symbol = "reduce_first_add",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.30,
+        LAB_BASES(3),
+        .reference = 1624,
+        .hint = "Each block should now cover 2 * blockDim.x elements and launch half as many blocks: "
+                "thread tid adds in[i] and in[i + blockDim.x] (both loads coalesced) before the tree. "
+                "Check that reduce_in_passes gets per_block = 2 * threads.",
+    },
+    {
+        .title = "unrolled last warp",
+        .symbol = "reduce_unroll_warp",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.05,
+        LAB_BASES(4),
+        .reference = 2140,
+        .hint = "Stop the shared-memory loop at s = 64 (s > 32) and let warp 0 finish with __syncwarp() "
+                "between each read and write, with no __syncthreads() and no tid < s test inside. A "
+                "__syncthreads() left in the warp steps costs as much as before.",
+    },
+    {
+        .title = "complete unroll (template)",
+        .symbol = "reduce_unroll_all",
+        .points_correct = 10,
+        .points_speed = 5,
+        .min_speedup = 1.0,
+        LAB_BASES(5),
+        .reference = 2243,
+        .hint = "Make the block size a template parameter (template <unsigned BLOCK>) and write each step "
+                "as if (BLOCK >= 512) { ... } so the compiler removes the loop; launch the instance "
+                "matching your block size. Runtime blockDim.x inside the steps keeps the loop alive.",
+    },
+    {
+        .title = "many elements per thread, float4",
+        .symbol = "reduce_many",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.50,
+        LAB_BASES(6),
+        .min_ceiling = 0.80,
+        .reference = 4249,
+        .technique = {{"LDG.128", "16-byte global loads (LDG.E.128)"}},
+        .hint = "Size the grid to the GPU (SMs x blocks per SM, from cudaOccupancyMaxActiveBlocksPerMultiprocessor), "
+                "let each thread loop over the input with a stride of gridDim.x * blockDim.x float4s, "
+                "issuing several float4 loads before adding any, and finish the few hundred block sums "
+                "with one more small launch. Thousands of blocks, or one float per load, leave it short of "
+                "the ceiling.",
+    },
 };
 
 /* Small and awkward sizes first, so most bugs show quickly; the benchmark last. */
@@ -298,7 +357,7 @@ struct lab_ctx {
     float *h_got;              /* pinned: inputs read back */
     void *d_temp;              /* CUB's temporary storage */
     size_t temp_bytes;
-    int (*cub_sum)(const float *, size_t, float *, void *, size_t, cudaStream_t);
+    ceiling_reduce_sum_fn *cub_sum;
     /* Timed calls: the patch of the input and the sum it leads to. */
     patch_set patch;
     cudaStream_t patch_stream;
@@ -425,8 +484,8 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         out->v = V_SETUP_ERROR;
         return -1;
     }
-    int (*temp_bytes)(size_t, size_t *) = (int (*)(size_t, size_t *))fns[0];
-    c->cub_sum = (int (*)(const float *, size_t, float *, void *, size_t, cudaStream_t))fns[1];
+    ceiling_reduce_temp_bytes_fn *temp_bytes = (ceiling_reduce_temp_bytes_fn *)fns[0];
+    c->cub_sum = (ceiling_reduce_sum_fn *)fns[1];
 
     rng r; /* guard patterns, from the same seed */
     rng_seed(&r, rng_derive(seed, 77));
@@ -528,17 +587,6 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
-/* The reference solution on an H200, GB/s (handouts/2-reduce.md). */
-static const double h200_reference[] = {38, 416, 679, 877, 1624, 2140, 2243, 4249};
-
-/* What the technique check looks for in each stage's machine code. */
-static const lab_technique reduce_techniques[] = {
-    {1, "LDS", "shared-memory loads (LDS)"},
-    {3, "LDS", "shared-memory loads (LDS)"},
-    {7, "LDG.128", "16-byte global loads (LDG.E.128)"},
-    {-1, NULL, NULL},
-};
-
 const lab_spec lab_reduce = {
     .number = 2,
     .name = "reduce",
@@ -552,10 +600,10 @@ const lab_spec lab_reduce = {
     .unit = "GB/s",
     .ceiling_name = "CUB DeviceReduce::Sum",
     .forbidden_calls = policy_stream_stage_rules,
+    /* Each stage's .reference is the reference solution's speed on it, in
+     * GB/s (handouts/2-reduce.md). */
     .reference_gpu = "NVIDIA H200",
-    .reference_throughput = h200_reference,
     .floor_throughput = 4, /* GB/s: the one-block stage 0 runs at 38 on an H200 */
-    .techniques = reduce_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

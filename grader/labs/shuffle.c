@@ -29,6 +29,7 @@
 #include "../../common/rng.h"
 #include "../../labs/3-shuffle/shuffle.h"
 #include "../ceiling.h"
+#include "../ceilings/ceilings.h"
 #include "../gbuf.h"
 #include "../lab.h"
 #include "../patch.h"
@@ -42,40 +43,109 @@
 #define CUB_SELECT "CUB DeviceSelect::If"
 #define MEMCPY "cudaMemcpy D2D" /* a segmented scan moves what a copy moves, nothing more */
 
-/* What each stage computes, by stage number. */
-static const int stage_op[] = {SHUFFLE_SCAN,   SHUFFLE_SUM,  SHUFFLE_SUM,  SHUFFLE_SCAN32,
-                               SHUFFLE_SCAN1K, SHUFFLE_SCAN, SHUFFLE_SCAN, SHUFFLE_COMPACT};
+/* What lab 3 alone knows about a stage (lab.h). */
+struct lab_stage_extra {
+    enum shuffle_op op; /* what it computes */
+};
 
 static const lab_stage shuffle_stages[] = {
-    {"device scan, one block (given)", "scan_one_block", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     CUB_SCAN, 0},
-    {"block sum in shared memory (given)", "reduce_shared", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     CUB_REDUCE, 0},
-    {"warp-shuffle sum", "reduce_shuffle", 10, 10, 1.50, {1, -1}, 0,
-     "Each warp should sum its values with five __shfl_down_sync steps (offsets 16, 8, 4, 2, 1), "
-     "lane 0 writing the warp's sum to a small shared array that warp 0 then sums: one "
-     "__syncthreads() per block. The shuffles alone gain little: the speed comes from a grid "
-     "sized to the GPU with several float4 loads per thread in flight, as in lab 2's stage 7.",
-     0.80, CUB_REDUCE, 0},
-    {"warp scan (segments of 32)", "scan_warp", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY, 0},
-    {"block scan (segments of 1024)", "scan_block", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, MEMCPY, 0},
-    {"device scan, multi-pass", "scan_multipass", 10, 10, 5.0, {0, -1}, 0,
-     "All three passes should use the whole GPU: one block per tile in the first and last pass "
-     "(a tile of a few thousand elements, loaded with int4s by whole warps), and the same "
-     "function, recursively, for the tile totals. A single block for any big pass brings it "
-     "back to stage 0's speed.",
-     0, CUB_SCAN, 0},
-    {"single-pass scan (look-back)", "scan_lookback", 10, 10, 1.15, {5, -1}, 0,
-     "One pass: each element read once and written once. Check that tiles are numbered by an "
-     "atomicAdd on a counter (not blockIdx.x), that a tile publishes its aggregate before it "
-     "looks back, and that the look-back reads 32 predecessors at once with a whole warp "
-     "rather than one by one with a single thread.",
-     0.60, CUB_SCAN, 0},
-    {"stream compaction (ballot, popc)", "compact_positive", 10, 10, 0.0, {-1, -1}, 0,
-     "Count with __ballot_sync(FULL_MASK, x > 0) and __popc(mask & lanes_below) in registers "
-     "rather than scanning flags written to memory, chain the tiles' counts with stage 6's "
-     "look-back, and read the input with int4 loads: the input should be read once.",
-     0.50, CUB_SELECT, 0},
+    {
+        .title = "device scan, one block (given)",
+        .symbol = "scan_one_block",
+        .given = 1,
+        .ceiling = CUB_SCAN,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SCAN},
+        .reference = 7,
+    },
+    {
+        .title = "block sum in shared memory (given)",
+        .symbol = "reduce_shared",
+        .given = 1,
+        .ceiling = CUB_REDUCE,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SUM},
+        .reference = 2308,
+    },
+    {
+        .title = "warp-shuffle sum",
+        .symbol = "reduce_shuffle",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.50,
+        LAB_BASES(1),
+        .min_ceiling = 0.80,
+        .ceiling = CUB_REDUCE,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SUM},
+        .reference = 4253,
+        .technique = {{"SHFL", "warp shuffles (SHFL)"}},
+        .hint = "Each warp should sum its values with five __shfl_down_sync steps (offsets 16, 8, 4, 2, 1), "
+                "lane 0 writing the warp's sum to a small shared array that warp 0 then sums: one "
+                "__syncthreads() per block. The shuffles alone gain little: the speed comes from a grid "
+                "sized to the GPU with several float4 loads per thread in flight, as in lab 2's stage 7.",
+    },
+    {
+        .title = "warp scan (segments of 32)",
+        .symbol = "scan_warp",
+        .points_correct = 10,
+        .ceiling = MEMCPY,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SCAN32},
+        .reference = 2774,
+        .technique = {{"SHFL.UP", "upward warp shuffles (SHFL.UP)"}},
+    },
+    {
+        .title = "block scan (segments of 1024)",
+        .symbol = "scan_block",
+        .points_correct = 10,
+        .ceiling = MEMCPY,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SCAN1K},
+        .reference = 3941,
+        .technique = {{"SHFL", "warp shuffles (SHFL)"}},
+    },
+    {
+        .title = "device scan, multi-pass",
+        .symbol = "scan_multipass",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 5.0,
+        LAB_BASES(0),
+        .ceiling = CUB_SCAN,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SCAN},
+        .reference = 2049,
+        .hint = "All three passes should use the whole GPU: one block per tile in the first and last pass "
+                "(a tile of a few thousand elements, loaded with int4s by whole warps), and the same "
+                "function, recursively, for the tile totals. A single block for any big pass brings it "
+                "back to stage 0's speed.",
+    },
+    {
+        .title = "single-pass scan (look-back)",
+        .symbol = "scan_lookback",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.15,
+        LAB_BASES(5),
+        .min_ceiling = 0.60,
+        .ceiling = CUB_SCAN,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SCAN},
+        .reference = 2952,
+        .technique = {{"SHFL", "warp shuffles (SHFL)"}},
+        .hint = "One pass: each element read once and written once. Check that tiles are numbered by an "
+                "atomicAdd on a counter (not blockIdx.x), that a tile publishes its aggregate before it "
+                "looks back, and that the look-back reads 32 predecessors at once with a whole warp "
+                "rather than one by one with a single thread.",
+    },
+    {
+        .title = "stream compaction (ballot, popc)",
+        .symbol = "compact_positive",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_ceiling = 0.50,
+        .ceiling = CUB_SELECT,
+        .extra = &(const struct lab_stage_extra){.op = SHUFFLE_COMPACT},
+        .reference = 1460,
+        .technique = {{"VOTE", "warp ballots (VOTE)"}, {"POPC", "population counts (POPC)"}},
+        .hint = "Count with __ballot_sync(FULL_MASK, x > 0) and __popc(mask & lanes_below) in registers "
+                "rather than scanning flags written to memory, chain the tiles' counts with stage 6's "
+                "look-back, and read the input with int4 loads: the input should be read once.",
+    },
 };
 #define N_STAGES ((int)(sizeof shuffle_stages / sizeof shuffle_stages[0]))
 
@@ -90,7 +160,7 @@ static const size_t shuffle_sizes[] = {
 
 int shuffle_stage_op(int stage)
 {
-    return stage >= 0 && stage < N_STAGES ? stage_op[stage] : -1;
+    return stage >= 0 && stage < N_STAGES ? (int)shuffle_stages[stage].extra->op : -1;
 }
 
 /* Made by rng_par_blocks, on all cores (a run of the second set ends where
@@ -492,9 +562,9 @@ struct lab_ctx {
     void *h_got; /* pinned: outputs and inputs read back */
     void *d_temp;
     size_t temp_bytes;
-    int (*cub_sum)(const float *, size_t, float *, void *, size_t, cudaStream_t);
-    int (*cub_scan)(const int *, size_t, int *, void *, size_t, cudaStream_t);
-    int (*cub_select)(const int *, size_t, int *, int *, void *, size_t, cudaStream_t);
+    ceiling_shuffle_sum_fn *cub_sum;
+    ceiling_shuffle_scan_fn *cub_scan;
+    ceiling_shuffle_select_fn *cub_select;
     /* Timed calls: the patch of the input, and for a sum the sum it leads to. */
     patch_set patch;
     cudaStream_t patch_stream;
@@ -585,10 +655,10 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         out->v = V_SETUP_ERROR;
         return -1;
     }
-    int (*temp_bytes)(size_t, size_t *) = (int (*)(size_t, size_t *))fns[0];
-    c->cub_sum = (int (*)(const float *, size_t, float *, void *, size_t, cudaStream_t))fns[1];
-    c->cub_scan = (int (*)(const int *, size_t, int *, void *, size_t, cudaStream_t))fns[2];
-    c->cub_select = (int (*)(const int *, size_t, int *, int *, void *, size_t, cudaStream_t))fns[3];
+    ceiling_shuffle_temp_bytes_fn *temp_bytes = (ceiling_shuffle_temp_bytes_fn *)fns[0];
+    c->cub_sum = (ceiling_shuffle_sum_fn *)fns[1];
+    c->cub_scan = (ceiling_shuffle_scan_fn *)fns[2];
+    c->cub_select = (ceiling_shuffle_select_fn *)fns[3];
 
     rng r;
     rng_seed(&r, rng_derive(seed, 77));
@@ -805,20 +875,6 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
-/* The reference solution on an H200, GB/s (handouts/3-shuffle.md). */
-static const double h200_reference[N_STAGES] = {7, 2308, 4253, 2774, 3941, 2049, 2952, 1460};
-
-/* What the technique check looks for in each stage's machine code. */
-static const lab_technique shuffle_techniques[] = {
-    {2, "SHFL", "warp shuffles (SHFL)"},
-    {3, "SHFL.UP", "upward warp shuffles (SHFL.UP)"},
-    {4, "SHFL", "warp shuffles (SHFL)"},
-    {6, "SHFL", "warp shuffles (SHFL)"},
-    {7, "VOTE", "warp ballots (VOTE)"},
-    {7, "POPC", "population counts (POPC)"},
-    {-1, NULL, NULL},
-};
-
 const lab_spec lab_shuffle = {
     .number = 3,
     .name = "shuffle",
@@ -832,10 +888,10 @@ const lab_spec lab_shuffle = {
     .unit = "GB/s",
     .ceiling_name = CUB_SCAN,
     .forbidden_calls = policy_stream_stage_rules,
+    /* Each stage's .reference is the reference solution's speed on it, in
+     * GB/s (handouts/3-shuffle.md). */
     .reference_gpu = "NVIDIA H200",
-    .reference_throughput = h200_reference,
     .floor_throughput = 1, /* GB/s: the one-block scan of stage 0 runs at 7 on an H200 */
-    .techniques = shuffle_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

@@ -31,6 +31,7 @@
 #include "../../common/hostmem.h"
 #include "../../labs/5-streams/streams.h"
 #include "../ceiling.h"
+#include "../ceilings/ceilings.h"
 #include "../lab.h"
 #include "../patch.h"
 #include "../policy.h"
@@ -46,34 +47,84 @@
 enum host_kind { PAGEABLE, PINNED, MAPPED, KINDS };
 static const char *const kind_name[KINDS] = {"pageable", "pinned", "mapped pinned"};
 
+/* What lab 5 alone knows about a stage (lab.h). */
+struct lab_stage_extra {
+    enum host_kind kind; /* the host memory its buffers are */
+    int heavy;           /* 1: the compute-heavier job */
+    /* The share of the copy time that must hide behind other work (0: not
+     * checked): SAXPY can hide its copies out under its copies in (a third of
+     * the copy time, up to two thirds counting both ways); the heavy job
+     * hides them under its kernels. */
+    double overlap;
+};
+
 static const lab_stage streams_stages[] = {
-    {"pageable, synchronous copies (given)", "pageable_run", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     NULL, 0},
-    {"pinned memory, one stream", "pinned_run", 10, 10, 0.0, {-1, -1}, 0,
-     "Queue the copies in with cudaMemcpyAsync, the kernel and the copy out on one stream made "
-     "in setup, and wait for that stream once at the end; the buffers you get are pinned, so "
-     "the copies run at the full PCIe rate.",
-     0.50, NULL, 0},
-    {"chunks over streams", "overlap_run", 10, 10, 1.15, {1, -1}, 0,
-     "Cut n into job->chunks pieces and give each piece's copy in, kernel and copy out to one "
-     "of a few streams, round-robin, without waiting in between: the copies in of one chunk "
-     "then run while another chunk's copy out does. Wait for all streams only at the end.",
-     0, NULL, 0},
-    {"zero-copy (mapped memory)", "zero_copy_run", 10, 10, 0.85, {2, -1}, 0,
-     "Get the device's view of x, y and out with cudaHostGetDevicePointer in setup and run "
-     "the kernel on them directly, with a grid large enough to keep many coalesced accesses "
-     "in flight across PCIe.",
-     0, NULL, 0},
-    {"heavy kernel, one stream (given)", "heavy_serial_run", 0, 0, 0.0, {-1, -1}, 1, NULL, 0,
-     NULL, 0},
-    {"heavy kernel over streams", "heavy_overlap_run", 10, 10, 1.3, {4, -1}, 0,
-     "Run your stage 2 on the heavy job; with a kernel as long as the copies, chunks over "
-     "streams should approach the longest lane instead of the sum. Try 8 to 16 chunks.",
-     0, NULL, 0},
+    {
+        .title = "pageable, synchronous copies (given)",
+        .symbol = "pageable_run",
+        .given = 1,
+        .extra = &(const struct lab_stage_extra){.kind = PAGEABLE},
+        .reference = 9,
+    },
+    {
+        .title = "pinned memory, one stream",
+        .symbol = "pinned_run",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_ceiling = 0.50,
+        .extra = &(const struct lab_stage_extra){.kind = PINNED},
+        .reference = 54,
+        .hint = "Queue the copies in with cudaMemcpyAsync, the kernel and the copy out on one stream made "
+                "in setup, and wait for that stream once at the end; the buffers you get are pinned, so "
+                "the copies run at the full PCIe rate.",
+    },
+    {
+        .title = "chunks over streams",
+        .symbol = "overlap_run",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.15,
+        LAB_BASES(1),
+        .extra = &(const struct lab_stage_extra){.kind = PINNED, .overlap = 0.25},
+        .reference = 73,
+        .hint = "Cut n into job->chunks pieces and give each piece's copy in, kernel and copy out to one "
+                "of a few streams, round-robin, without waiting in between: the copies in of one chunk "
+                "then run while another chunk's copy out does. Wait for all streams only at the end.",
+    },
+    {
+        .title = "zero-copy (mapped memory)",
+        .symbol = "zero_copy_run",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 0.85,
+        LAB_BASES(2),
+        .extra = &(const struct lab_stage_extra){.kind = MAPPED},
+        .reference = 73,
+        .hint = "Get the device's view of x, y and out with cudaHostGetDevicePointer in setup and run "
+                "the kernel on them directly, with a grid large enough to keep many coalesced accesses "
+                "in flight across PCIe.",
+    },
+    {
+        .title = "heavy kernel, one stream (given)",
+        .symbol = "heavy_serial_run",
+        .given = 1,
+        .extra = &(const struct lab_stage_extra){.kind = PINNED, .heavy = 1},
+        .reference = 26,
+    },
+    {
+        .title = "heavy kernel over streams",
+        .symbol = "heavy_overlap_run",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.3,
+        LAB_BASES(4),
+        .extra = &(const struct lab_stage_extra){.kind = PINNED, .heavy = 1, .overlap = 0.40},
+        .reference = 46,
+        .hint = "Run your stage 2 on the heavy job; with a kernel as long as the copies, chunks over "
+                "streams should approach the longest lane instead of the sum. Try 8 to 16 chunks.",
+    },
 };
 #define N_STAGES ((int)(sizeof streams_stages / sizeof streams_stages[0]))
-static const int stage_kind[N_STAGES] = {PAGEABLE, PINNED, PINNED, MAPPED, PINNED, PINNED};
-static const int stage_heavy[N_STAGES] = {0, 0, 0, 0, 1, 1};
 
 /* n, and the chunk count the stages get (not a divisor of n, or more than n). */
 static const size_t sizes_n[] = {1, 1000, ((size_t)1 << 20) + 7, (size_t)1 << 25};
@@ -177,11 +228,10 @@ struct lab_ctx {
     long calls[N_STAGES];
     long early[N_STAGES]; /* run returned before out was complete: the first such index + 1 */
     patch_set px, py; /* timed calls: the patched positions and values of x and y */
-    int (*ceiling_check)(void *, const float *, const float *, const float *,
-                         unsigned long long *);
+    ceiling_streams_check_fn *ceiling_check;
     void *ceiling;
-    int (*ceiling_run)(void *);
-    void (*ceiling_destroy)(void *);
+    ceiling_streams_fn *ceiling_run;
+    ceiling_streams_destroy_fn *ceiling_destroy;
 };
 
 static void size_text(int size, char *buf, size_t n)
@@ -340,7 +390,7 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     c->size = size;
     c->n = sizes_n[size];
     c->chunks = sizes_chunks[size];
-    c->heavy = stage_heavy[stage];
+    c->heavy = streams_stages[stage].extra->heavy;
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
         int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
@@ -352,11 +402,10 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     /* The stages of this test: the stage and the ones it is compared with. */
     int stages[1 + LAB_MAX_BASES], n_stages = 0;
     stages[n_stages++] = stage;
-    for (int b = 0; b < LAB_MAX_BASES; b++)
-        if (streams_stages[stage].base[b] >= 0)
-            stages[n_stages++] = streams_stages[stage].base[b];
+    for (int b = 0; b < streams_stages[stage].n_base; b++)
+        stages[n_stages++] = streams_stages[stage].base[b];
     for (int i = 0; i < n_stages; i++)
-        c->need[stage_kind[stages[i]]] = 1;
+        c->need[streams_stages[stages[i]].extra->kind] = 1;
     size_t bytes = c->n * sizeof(float);
     for (int k = 0; k < KINDS; k++) {
         if (!c->need[k])
@@ -384,11 +433,10 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         out->v = V_SETUP_ERROR;
         return -1;
     }
-    c->ceiling_run = (int (*)(void *))fns[1];
-    c->ceiling_destroy = (void (*)(void *))fns[2];
-    c->ceiling_check = (int (*)(void *, const float *, const float *, const float *,
-                                unsigned long long *))fns[5];
-    if (((int (*)(void **, size_t, float, const float *))fns[0])(&c->ceiling, c->n, A, c_heavy) != 0) {
+    c->ceiling_run = (ceiling_streams_fn *)fns[1];
+    c->ceiling_destroy = (ceiling_streams_destroy_fn *)fns[2];
+    c->ceiling_check = (ceiling_streams_check_fn *)fns[5];
+    if (((ceiling_streams_create_fn *)fns[0])(&c->ceiling, c->n, A, c_heavy) != 0) {
         c->ceiling = NULL;
         out->v = V_SETUP_ERROR;
         snprintf(out->msg, sizeof out->msg,
@@ -399,20 +447,20 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     }
     c->degree = 1;
     if (c->heavy) { /* a degree whose kernel takes about as long as the copies, in steps of 64 */
-        double (*time_of)(void *, int, int, int) = (double (*)(void *, int, int, int))fns[4];
+        ceiling_streams_time_fn *time_of = (ceiling_streams_time_fn *)fns[4];
         double copies = time_of(c->ceiling, 0, 0, 3), k256 = time_of(c->ceiling, 1, 256, 3);
         int d = k256 > 0 ? (int)(256.0 * copies / k256 / 64.0 + 0.5) * 64 : 256;
         c->degree = d < 64 ? 64 : d > STREAMS_MAX_DEGREE ? STREAMS_MAX_DEGREE : d;
     }
     if (sample_outputs(c) != 0)
         return lab_no_memory(out, " for the reference values");
-    ((void (*)(void *, int))fns[3])(c->ceiling, c->degree);
+    ((ceiling_streams_set_degree_fn *)fns[3])(c->ceiling, c->degree);
 
     /* The stage's own setup, untimed; the stages it is compared with are set
      * up on their first call, a warm-up call of the timing loop (so a
      * correctness test never depends on them). */
     for (int i = 0; i < n_stages; i++) {
-        int t = stages[i], k = stage_kind[t];
+        int t = stages[i], k = streams_stages[t].extra->kind;
         c->job[t] = (streams_job){c->n,      A,       c->heavy ? c->degree : 1,
                                   c->heavy ? c_heavy : c_saxpy,
                                   c->chunks, c->x[k], c->y[k], c->out[k]};
@@ -564,10 +612,12 @@ static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
     /* run must return with out complete: look, before anything else waits
      * for the GPU, at the last element of every chunk (the last to land). */
     size_t n = c->n, per = (n + c->chunks - 1) / c->chunks;
-    const uint32_t *bits = (const uint32_t *)c->out[stage_kind[stage]];
+    const float *out = c->out[streams_stages[stage].extra->kind];
     for (size_t end = per; st == LAB_OK && !c->early[stage]; end += per) {
         size_t i = (end < n ? end : n) - 1;
-        if (bits[i] == 0xffffffffu)
+        uint32_t bits; /* the float's bits, read without breaking aliasing */
+        memcpy(&bits, &out[i], sizeof bits);
+        if (bits == 0xffffffffu)
             c->early[stage] = (long)i + 1;
         if (end >= n)
             break;
@@ -575,13 +625,10 @@ static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
     return st;
 }
 
-/* The stages whose copies must hide behind other work, and the share of the
- * copy time that must: SAXPY can hide its copies out under its copies in (a
- * third of the copy time, up to two thirds counting both ways); the heavy
- * job hides them under its kernels. */
+/* The share of the copy time that must hide behind other work in stage stage. */
 static double overlap_needed(int stage)
 {
-    return stage == 2 ? 0.25 : stage == 5 ? 0.40 : 0.0;
+    return streams_stages[stage].extra->overlap;
 }
 
 /* One more run of the stage with CUPTI recording: prints the timeline (it
@@ -595,7 +642,7 @@ static int overlap_check(lab_ctx *c, int stage, check_outcome *out)
         return 0;
     char err[160];
     span spans[512];
-    int k = stage_kind[stage];
+    int k = streams_stages[stage].extra->kind;
     memset(c->out[k], 0xff, c->n * sizeof(float));
     int n = -1;
     if (trace_begin(err, sizeof err) == 0) {
@@ -645,7 +692,7 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     }
     if (full && overlap_check(c, stage, out) != 0)
         return -1;
-    int k = stage_kind[stage];
+    int k = streams_stages[stage].extra->kind;
     const float *got = c->out[k], *x = c->h->x[variant], *y = c->h->y;
     size_t n = c->n, per = (n + c->chunks - 1) / c->chunks;
     if (full && (memcmp(c->x[k], x, n * sizeof(float)) || memcmp(c->y[k], y, n * sizeof(float)))) {
@@ -743,9 +790,6 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
-/* The reference solution on an H200, GB/s end to end (handouts/5-streams.md). */
-static const double h200_reference[N_STAGES] = {9, 54, 73, 73, 26, 46};
-
 const lab_spec lab_streams = {
     .number = 5,
     .name = "streams",
@@ -759,8 +803,9 @@ const lab_spec lab_streams = {
     .unit = "GB/s",
     .ceiling_name = CEILING,
     .forbidden_calls = policy_host_stage_rules,
+    /* Each stage's .reference is the reference solution's speed on it, in
+     * GB/s end to end (handouts/5-streams.md). */
     .reference_gpu = "NVIDIA H200",
-    .reference_throughput = h200_reference,
     .floor_throughput = 0.5, /* GB/s: pageable copies on a slow host */
     .host_timed = 1,
     .size_text = size_text,

@@ -6,15 +6,8 @@
 
 #include <stddef.h>
 
-typedef enum span_kind { SPAN_H2D = 0, SPAN_KERNEL = 1, SPAN_D2H = 2 } span_kind;
+#include "../trace.h" /* span */
 
-/* One operation seen on the GPU: a copy or a kernel, on a stream, from start
- * to end (ms, from any common origin). */
-typedef struct span {
-    int stream;
-    span_kind kind;
-    double start, end;
-} span;
 
 /* The share (0 to 1) of all copy time that ran while an operation of another
  * kind (a kernel, or a copy the other way) was running too. 0 when there is no

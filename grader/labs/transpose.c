@@ -35,23 +35,65 @@
 /* stage 0 is the given copy kernel: graded for correctness with 0 points and
  * timed, so the table shows what a simple kernel reaches on this GPU. */
 static const lab_stage transpose_stages[] = {
-    {"copy kernel (given)", "transpose_copy", 0, 0, 0.0, {-1, -1}, 1, NULL, 0, NULL, 0},
-    {"naive, reads coalesced", "transpose_naive_read", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, NULL, 0},
-    {"naive, writes coalesced", "transpose_naive_write", 10, 0, 0.0, {-1, -1}, 0, NULL, 0, NULL, 0},
-    {"shared-memory tile", "transpose_tiled", 10, 10, 0.80, {1, 2}, 0,
-     "The tile should make both global accesses coalesced: threadIdx.x must walk along a row "
-     "when reading the input tile AND when writing the output tile (the transpose happens in "
-     "shared memory, tile[threadIdx.x][j]), with one __syncthreads() between the two loops. "
-     "Also check the block is 32 x 8 and each thread moves 4 elements.", 0, NULL, 0},
-    {"padded tile (no bank conflicts)", "transpose_padded", 10, 10, 1.40, {3, -1}, 0,
-     "Padding removes the conflict only where a warp reads a column: declare "
-     "float tile[32][33] and keep the write loop reading tile[threadIdx.x][j]. ncu's "
-     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.", 0, NULL, 0},
-    {"4x4 per thread, float4 access", "transpose_vectorized", 10, 10, 1.10, {4, -1}, 0,
-     "Check that the float4 path runs at the benchmark size (8192 x 8192 is a multiple of 4, "
-     "so it must not fall back to stage 4), that each thread issues all its float4 loads "
-     "before it uses any of them, and that the float4 stores to shared memory are "
-     "conflict-free (swizzle the slot index; padding by one float breaks 16-byte alignment).", 0, NULL, 0},
+    {
+        .title = "copy kernel (given)",
+        .symbol = "transpose_copy",
+        .given = 1,
+        .reference = 4147,
+    },
+    {
+        .title = "naive, reads coalesced",
+        .symbol = "transpose_naive_read",
+        .points_correct = 10,
+        .reference = 534,
+    },
+    {
+        .title = "naive, writes coalesced",
+        .symbol = "transpose_naive_write",
+        .points_correct = 10,
+        .reference = 1666,
+    },
+    {
+        .title = "shared-memory tile",
+        .symbol = "transpose_tiled",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 0.80,
+        LAB_BASES(1, 2),
+        .reference = 1693,
+        .technique = {{"STS", "shared-memory stores (STS)"}, {"LDS", "shared-memory loads (LDS)"}},
+        .hint = "The tile should make both global accesses coalesced: threadIdx.x must walk along a row "
+                "when reading the input tile AND when writing the output tile (the transpose happens in "
+                "shared memory, tile[threadIdx.x][j]), with one __syncthreads() between the two loops. "
+                "Also check the block is 32 x 8 and each thread moves 4 elements.",
+    },
+    {
+        .title = "padded tile (no bank conflicts)",
+        .symbol = "transpose_padded",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.40,
+        LAB_BASES(3),
+        .reference = 3272,
+        .technique = {{"STS", "shared-memory stores (STS)"}, {"LDS", "shared-memory loads (LDS)"}},
+        .hint = "Padding removes the conflict only where a warp reads a column: declare "
+                "float tile[32][33] and keep the write loop reading tile[threadIdx.x][j]. ncu's "
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum should drop to about zero.",
+    },
+    {
+        .title = "4x4 per thread, float4 access",
+        .symbol = "transpose_vectorized",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.10,
+        LAB_BASES(4),
+        .reference = 3931,
+        .technique = {{"LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"}},
+        .hint = "Check that the float4 path runs at the benchmark size (8192 x 8192 is a multiple of 4, "
+                "so it must not fall back to stage 4), that each thread issues all its float4 loads "
+                "before it uses any of them, and that the float4 stores to shared memory are "
+                "conflict-free (swizzle the slot index; padding by one float breaks 16-byte alignment).",
+    },
 };
 
 /* Small and awkward shapes first, so most bugs show quickly; the benchmark last. */
@@ -424,19 +466,6 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
-/* The reference solution on an H200, GB/s (handouts/1-transpose.md). */
-static const double h200_reference[] = {4147, 534, 1666, 1693, 3272, 3931};
-
-/* What the technique check looks for in each stage's machine code. */
-static const lab_technique transpose_techniques[] = {
-    {3, "STS", "shared-memory stores (STS)"},
-    {3, "LDS", "shared-memory loads (LDS)"},
-    {4, "STS", "shared-memory stores (STS)"},
-    {4, "LDS", "shared-memory loads (LDS)"},
-    {5, "LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"},
-    {-1, NULL, NULL},
-};
-
 const lab_spec lab_transpose = {
     .number = 1,
     .name = "transpose",
@@ -449,10 +478,10 @@ const lab_spec lab_transpose = {
     .unit = "GB/s",
     .ceiling_name = "cudaMemcpy D2D",
     .forbidden_calls = policy_stream_stage_rules,
+    /* Each stage's .reference is the reference solution's speed on it, in
+     * GB/s (handouts/1-transpose.md). */
     .reference_gpu = "NVIDIA H200",
-    .reference_throughput = h200_reference,
     .floor_throughput = 5, /* GB/s */
-    .techniques = transpose_techniques,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

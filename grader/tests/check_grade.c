@@ -505,9 +505,8 @@ static void run_case(const adv_case *c)
             if (s < 0 || s >= spec->n_stages)
                 continue;
             mask |= 1u << s;
-            for (int b = 0; b < LAB_MAX_BASES; b++)
-                if (spec->stages[s].base[b] >= 0)
-                    mask |= 1u << spec->stages[s].base[b];
+            for (int b = 0; b < spec->stages[s].n_base; b++)
+                mask |= 1u << spec->stages[s].base[b];
         }
         size_t used = 0;
         for (int s = 0; s < spec->n_stages && used < sizeof stages; s++)

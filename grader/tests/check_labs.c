@@ -66,13 +66,29 @@ START_TEST(stage_tables_are_sound)
             ck_assert_str_ne(st->symbol, l->stages[t].symbol);
         if (st->points_speed > 0) {
             /* Held to an earlier stage, or to a share of its ceiling alone. */
-            ck_assert(st->base[0] >= 0 ? st->min_speedup > 0.5 : st->min_ceiling > 0);
+            ck_assert(st->n_base > 0 ? st->min_speedup > 0.5 : st->min_ceiling > 0);
             ck_assert_msg(st->hint && strlen(st->hint) > 40, "stage %d has no hint", s);
-            ck_assert(st->base[0] < s);
-            ck_assert(st->base[1] < s);
         } else {
             ck_assert(st->min_speedup == 0);
+            ck_assert_int_eq(st->n_base, 0);
         }
+        /* Its bases: earlier stages, each named once. */
+        ck_assert(st->n_base >= 0 && st->n_base <= LAB_MAX_BASES);
+        for (int b = 0; b < st->n_base; b++) {
+            ck_assert_msg(st->base[b] >= 0 && st->base[b] < s, "stage %d: base %d", s, st->base[b]);
+            for (int c = 0; c < b; c++)
+                ck_assert_int_ne(st->base[b], st->base[c]);
+        }
+        /* Its techniques: each a pattern with its words, none after a gap. */
+        for (int t = 0; t < LAB_MAX_TECHNIQUES; t++) {
+            const lab_technique *te = &st->technique[t];
+            ck_assert_msg(!te->pattern == !te->text, "stage %d technique %d", s, t);
+            if (t > 0 && te->pattern)
+                ck_assert_ptr_nonnull(st->technique[t - 1].pattern);
+        }
+        /* Reference figures: for every stage, when the lab names their GPU, else for none. */
+        ck_assert_msg(l->reference_gpu ? st->reference > 0 : st->reference == 0,
+                      "lab %d stage %d: reference %g", l->number, s, st->reference);
         if (st->given)
             ck_assert_int_eq(st->points_correct + st->points_speed, 0);
         ck_assert(st->min_ceiling >= 0 && st->min_ceiling <= 1);

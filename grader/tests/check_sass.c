@@ -89,19 +89,17 @@ END_TEST
 START_TEST(report_names_what_is_missing)
 {
     static const lab_stage stages[4] = {
-        {"given", "s0", 0, 0, 0, {-1, -1}, 1, NULL, 0, NULL, 0},
-        {"vectorised", "s1", 10, 10, 1.1, {0, -1}, 0, NULL, 0, NULL, 0},
-        {"shared tile", "s2", 10, 10, 1.1, {1, -1}, 0, NULL, 0, NULL, 0},
-        {"shuffles", "s3", 10, 10, 1.1, {2, -1}, 0, NULL, 0, NULL, 0},
+        {.title = "given", .symbol = "s0", .given = 1},
+        {.title = "vectorised", .symbol = "s1", .points_correct = 10, .points_speed = 10,
+         .min_speedup = 1.1, LAB_BASES(0),
+         .technique = {{"LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"}}},
+        {.title = "shared tile", .symbol = "s2", .points_correct = 10, .points_speed = 10,
+         .min_speedup = 1.1, LAB_BASES(1), .technique = {{"STS", "shared-memory stores (STS)"}}},
+        {.title = "shuffles", .symbol = "s3", .points_correct = 10, .points_speed = 10,
+         .min_speedup = 1.1, LAB_BASES(2),
+         .technique = {{"SHFL.DOWN", "downward warp shuffles (SHFL.DOWN)"}}},
     };
-    static const lab_technique techniques[] = {
-        {1, "LDG.128|STG.128", "16-byte global loads or stores (LDG.E.128, STG.E.128)"},
-        {2, "STS", "shared-memory stores (STS)"},
-        {3, "SHFL.DOWN", "downward warp shuffles (SHFL.DOWN)"},
-        {-1, NULL, NULL},
-    };
-    lab_spec spec = {.number = 9, .name = "test", .stages = stages, .n_stages = 4,
-                     .techniques = techniques};
+    lab_spec spec = {.number = 9, .name = "test", .stages = stages, .n_stages = 4};
     lab_results *res = calloc(1, sizeof *res);
     ck_assert_ptr_nonnull(res);
     res->t[1][TEST_CORRECT].v = V_PASS; /* its kernel is the tile kernel: no 128-bit access */
@@ -121,7 +119,7 @@ START_TEST(report_names_what_is_missing)
     const lab_technique *missing[4];
     ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 1);
     fclose(f);
-    ck_assert_ptr_eq(missing[1], &techniques[0]);
+    ck_assert_ptr_eq(missing[1], &stages[1].technique[0]);
     ck_assert_str_eq(res->t[1][TEST_CORRECT].missing_technique,
                      "16-byte global loads or stores (LDG.E.128, STG.E.128)");
     ck_assert_str_eq(res->t[2][TEST_CORRECT].missing_technique, "");

@@ -83,7 +83,7 @@ START_TEST(spec_is_host_timed)
     ck_assert_int_eq(l->stages[3].base[0], 2);
     ck_assert_int_eq(l->stages[5].base[0], 4);
     ck_assert(l->stages[0].given && l->stages[4].given);
-    ck_assert(l->stages[1].min_ceiling > 0 && l->stages[1].base[0] < 0);
+    ck_assert(l->stages[1].min_ceiling > 0 && l->stages[1].n_base == 0);
     for (int s = 0; s < l->n_stages; s++) {
         size_t len = strlen(l->stages[s].symbol);
         ck_assert(len > 4 && strcmp(l->stages[s].symbol + len - 4, "_run") == 0);

@@ -1,0 +1,105 @@
+/* ceilings.h: the functions of the grader's own CUDA libraries, each type
+ * written once. grader/ceilings/<name>.cu defines them (extern "C") against
+ * these declarations, and the grader, which loads the libraries at run time
+ * (ceiling_load), calls them through these types: a changed signature fails
+ * to compile on one side or the other instead of crashing a grading child. */
+#ifndef CUDA_LABS_CEILINGS_H
+#define CUDA_LABS_CEILINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* devcheck.so: the grader's checks on the GPU (grader/patch.c). */
+typedef int devcheck_scatter_fn(void *buf, const uint64_t *d_idx, const uint32_t *d_val, int p,
+                                cudaStream_t s);
+typedef int devcheck_verify_fn(const void *now, const void *orig, uint64_t n,
+                               const uint64_t *d_idx, const uint32_t *d_val, int p,
+                               unsigned long long *res, cudaStream_t s);
+typedef int devcheck_compare_fn(const void *now, const void *expect, uint64_t n, uint64_t seg,
+                                const uint64_t *opos, const uint32_t *oval, int no,
+                                const uint64_t *dpos, const uint32_t *dcum, int nd,
+                                unsigned long long *res, cudaStream_t s);
+typedef int devcheck_transpose_fn(const void *out, const void *in, uint64_t rows, uint64_t cols,
+                                  int copy, unsigned long long *res, cudaStream_t s);
+typedef int devcheck_scan_fn(const void *out, const void *in, uint64_t n, uint64_t seg,
+                             unsigned long long *res, cudaStream_t s);
+typedef int devcheck_within_fn(const float *got, const double *exact, const double *scale,
+                               uint64_t rows, uint64_t cols, double t1, double t2,
+                               const uint64_t *orow, const double *orow_exact,
+                               const double *orow_scale, int nor, const uint64_t *ocol,
+                               const double *ocol_exact, const double *ocol_scale, int noc,
+                               unsigned long long *res, cudaStream_t s);
+devcheck_scatter_fn devcheck_scatter;
+devcheck_verify_fn devcheck_verify;
+devcheck_compare_fn devcheck_compare;
+devcheck_transpose_fn devcheck_transpose;
+devcheck_scan_fn devcheck_scan;
+devcheck_within_fn devcheck_within;
+
+/* lab2.so: CUB's device-wide sum. */
+typedef int ceiling_reduce_temp_bytes_fn(size_t n, size_t *bytes);
+typedef int ceiling_reduce_sum_fn(const float *d_in, size_t n, float *d_out, void *d_temp,
+                                  size_t temp_bytes, cudaStream_t stream);
+ceiling_reduce_temp_bytes_fn ceiling_reduce_temp_bytes;
+ceiling_reduce_sum_fn ceiling_reduce_sum;
+
+/* lab3.so: CUB's device-wide sum, scan and select. */
+typedef int ceiling_shuffle_temp_bytes_fn(size_t n, size_t *bytes);
+typedef int ceiling_shuffle_sum_fn(const float *d_in, size_t n, float *d_out, void *d_temp,
+                                   size_t temp_bytes, cudaStream_t stream);
+typedef int ceiling_shuffle_scan_fn(const int *d_in, size_t n, int *d_out, void *d_temp,
+                                    size_t temp_bytes, cudaStream_t stream);
+typedef int ceiling_shuffle_select_fn(const int *d_in, size_t n, int *d_out, int *d_count,
+                                      void *d_temp, size_t temp_bytes, cudaStream_t stream);
+ceiling_shuffle_temp_bytes_fn ceiling_shuffle_temp_bytes;
+ceiling_shuffle_sum_fn ceiling_shuffle_sum;
+ceiling_shuffle_scan_fn ceiling_shuffle_scan;
+ceiling_shuffle_select_fn ceiling_shuffle_select;
+
+/* lab4.so: cuBLAS SGEMM; tf32 1 for TF32 tensor cores. */
+typedef int ceiling_gemm_create_fn(void **handle);
+typedef void ceiling_gemm_destroy_fn(void *handle);
+typedef int ceiling_gemm_fn(void *handle, int tf32, int M, int N, int K, float alpha,
+                            const float *d_A, const float *d_B, float beta, float *d_C,
+                            cudaStream_t stream);
+ceiling_gemm_create_fn ceiling_gemm_create;
+ceiling_gemm_destroy_fn ceiling_gemm_destroy;
+ceiling_gemm_fn ceiling_gemm;
+
+/* lab5.so: the job with everything overlapped, and the pieces it is timed from. */
+typedef int ceiling_streams_create_fn(void **handle, size_t n, float a, const float *c);
+typedef int ceiling_streams_fn(void *handle);
+typedef void ceiling_streams_destroy_fn(void *handle);
+typedef void ceiling_streams_set_degree_fn(void *handle, int degree);
+typedef double ceiling_streams_time_fn(void *handle, int what, int degree, int reps);
+typedef int ceiling_streams_check_fn(void *handle, const float *x, const float *y,
+                                     const float *out, unsigned long long *res);
+ceiling_streams_create_fn ceiling_streams_create;
+ceiling_streams_fn ceiling_streams;
+ceiling_streams_destroy_fn ceiling_streams_destroy;
+ceiling_streams_set_degree_fn ceiling_streams_set_degree;
+ceiling_streams_time_fn ceiling_streams_time;
+ceiling_streams_check_fn ceiling_streams_check;
+
+/* lab6.so: cuBLAS SGEMM at the layer's GEMM shape. */
+typedef int ceiling_conv_create_fn(void **handle, const int shape[9], const float *x,
+                                   const float *w, float *y);
+typedef int ceiling_conv_fn(void *handle, const float *x, const float *w, float *y,
+                            cudaStream_t stream);
+typedef void ceiling_conv_destroy_fn(void *handle);
+typedef const char *ceiling_conv_name_fn(void);
+ceiling_conv_create_fn ceiling_conv_create;
+ceiling_conv_fn ceiling_conv;
+ceiling_conv_destroy_fn ceiling_conv_destroy;
+ceiling_conv_name_fn ceiling_conv_name;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
