@@ -47,8 +47,12 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lm -pthread
 
 # ---- the labs ------------------------------------------------------------------
-# number:folder:name of every lab.
-LABS := 1:1-transpose:transpose 2:2-reduce:reduce 3:3-shuffle:shuffle 4:4-gemm:gemm 5:5-streams:streams 6:6-conv:conv
+# number:folder:name of every lab, from the list of labs: one line
+# LAB(number, name) each in grader/labs/labs.def (registry.c includes it too).
+LABS := $(shell sed -n 's/^LAB(\([0-9][0-9]*\), *\([a-z0-9_]*\))$$/\1:\1-\2:\2/p' grader/labs/labs.def 2>/dev/null)
+ifeq ($(LABS),)
+$(error grader/labs/labs.def, the list of labs, is missing or lists no lab)
+endif
 lab_num = $(word 1,$(subst :, ,$(1)))
 lab_dir = $(word 2,$(subst :, ,$(1)))
 lab_name = $(word 3,$(subst :, ,$(1)))
@@ -58,7 +62,7 @@ AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 COMMON_SRC := common/par.c common/hostmem.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/borrowed.c grader/hostcode.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/timings.c grader/patch.c \
-              grader/ceiling.c grader/labs/lab_util.c grader/labs/registry.c grader/labs/transpose.c grader/labs/reduce.c grader/labs/shuffle.c grader/labs/gemm.c grader/labs/gemm_ref.c grader/labs/conv.c grader/labs/conv_ref.c grader/labs/streams.c grader/labs/streams_lab.c
+              grader/ceiling.c $(sort $(wildcard grader/labs/*.c))
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
@@ -113,29 +117,26 @@ grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
 # ---- the ceilings ------------------------------------------------------------------
 # The grader's reference operations (CUB, ...), one library per lab, loaded by
 # a grading child: the grader's own executable stays free of CUDA code.
-# A lab has a ceiling library when grader/ceilings/<name>.cu exists (labs 2
-# to 6); one rule builds each, linking cuBLAS where the ceiling is a GEMM.
-# Lab 6's ceiling is cuBLAS SGEMM at the layer's GEMM shape on every machine;
-# bench_conv shows cuDNN beside it where cuDNN is installed (not a dependency).
+# A lab has a ceiling library, build/ceilings/labN.so, when
+# grader/ceilings/<name>.cu exists (labs 2 to 6), linking cuBLAS where the
+# ceiling is a GEMM. Lab 6's ceiling is cuBLAS SGEMM at the layer's GEMM shape
+# on every machine; bench_conv shows cuDNN beside it where cuDNN is installed
+# (not a dependency). The grader's own kernels for the timed calls
+# (grader/patch.h), build/ceilings/devcheck.so, are built and loaded like a
+# ceiling, by every lab. One pattern rule builds them all: CEILING_SRC_<stem>
+# names each one's source.
 CEILING_LABS := $(foreach l,$(LABS),$(if $(wildcard grader/ceilings/$(call lab_name,$(l)).cu),$(l)))
-CEILING_LIBS := $(foreach l,$(CEILING_LABS),build/ceilings/lab$(call lab_num,$(l)).so)
+$(foreach l,$(CEILING_LABS),$(eval CEILING_SRC_lab$(call lab_num,$(l)) := grader/ceilings/$(call lab_name,$(l)).cu))
+CEILING_SRC_devcheck := grader/ceilings/devcheck.cu
+CEILING_LIBS := $(foreach l,$(CEILING_LABS),build/ceilings/lab$(call lab_num,$(l)).so) build/ceilings/devcheck.so
 CEILING_LINK_gemm := -lcublas
 CEILING_LINK_conv := -lcublas
 CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
-# $(1) number, $(2) name
-define CEILING_RULE
-build/ceilings/lab$(1).so: grader/ceilings/$(2).cu | check-nvcc
+# Prerequisites are expanded a second time from here on: $$* is the stem.
+.SECONDEXPANSION:
+build/ceilings/%.so: $$(CEILING_SRC_$$*) | check-nvcc
 	@mkdir -p build/ceilings
-	$$(NVCC) $$(NVCCFLAGS) -MMD -MP -MF $$@.d -o $$@ $$< $$(CEILING_LINK_$(2))
-endef
-$(foreach l,$(CEILING_LABS),$(eval $(call CEILING_RULE,$(call lab_num,$(l)),$(call lab_name,$(l)))))
-
-# The grader's own kernels for the timed calls (grader/patch.h): built and
-# loaded like a ceiling, by every lab.
-CEILING_LIBS += build/ceilings/devcheck.so
-build/ceilings/devcheck.so: grader/ceilings/devcheck.cu | check-nvcc
-	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< $(CEILING_LINK_$(basename $(notdir $<)))
 
 # Every lab's reference library, and the grader's own kernels, at once (Gradescope's setup builds them once).
 .PHONY: ceilings
@@ -245,8 +246,8 @@ coverage: grade $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADV
 	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
 
-# make bench: times the reference stages of labs 1 to 3 and the variants
-# behind their last stages (GPU needed).
+# make bench: times the reference stages of every lab and the variants behind
+# their choices, next to the ceilings (GPU needed).
 build/bench_transpose: grader/tests/bench_transpose.cu grader/tests/bench_timing.cuh solutions/1-transpose/transpose.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/1-transpose -o $@ $<
@@ -256,26 +257,25 @@ build/bench_reduce: grader/tests/bench_reduce.cu grader/tests/bench_timing.cuh s
 build/bench_shuffle: grader/tests/bench_shuffle.cu grader/tests/bench_timing.cuh solutions/3-shuffle/shuffle.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/3-shuffle -o $@ $<
-.PHONY: bench
 # Lab 4: stages 4 to 8 at 2048^3, 4096^3 and 8192^3 next to cuBLAS.
 build/bench_gemm: grader/tests/bench_gemm.cu grader/tests/bench_timing.cuh solutions/4-gemm/gemm.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/4-gemm -o $@ $< -lcublas
-# The same with stage 8 rounding to TF32 by cvt.rna, or chopping (tools/settle-handouts).
+# The same with stage 8 rounding to TF32 by cvt.rna, or chopping (grader/tests/settle-handouts).
 build/bench_gemm_cvt build/bench_gemm_chop: build/bench_gemm_%: grader/tests/bench_gemm.cu grader/tests/bench_timing.cuh solutions/4-gemm/gemm.cu | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) $(if $(filter cvt,$*),-DBENCH_TF32_CVT,-DBENCH_TF32_CHOP) -Ilabs/4-gemm -o $@ $< -lcublas
-# Lab 6 (not open yet): every layer, every stage, checked and timed next to cuDNN.
+# Lab 6: every layer, every stage, checked and timed next to cuDNN (where installed).
 build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solutions/6-conv/conv.cu $(OBJ)/grader/labs/conv_ref.o $(OBJ)/common/compare.o $(OBJ)/common/par.o $(OBJ)/common/rng.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/6-conv $(if $(CUDNN_H),-DHAVE_CUDNN -I$(dir $(CUDNN_H))) -o $@ $< $(filter %.o,$^) $(if $(CUDNN_H),-lcudnn) -lpthread
-# Lab 5 (not open yet): every stage host to host, next to the measured bounds.
+# Lab 5: every stage host to host, next to the measured bounds.
 build/bench_streams: grader/tests/bench_streams.cu grader/tests/bench_timing.cuh solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^) -ldl
 # Without a GPU it says so in one line and stops (status 77) before building
 # anything; each benchmark also returns 77 with one line when run without one.
-.PHONY: bench-run
+.PHONY: bench bench-run
 bench: grade
 	@why=$$(./grade --gpu-info) || { echo "make: bench times the reference solutions on a GPU, and there is none here ($$why). Nothing was built or timed."; exit 77; }
 	@$(MAKE) --no-print-directory bench-run
@@ -423,9 +423,9 @@ clean:
 .PHONY: help
 help:
 	@echo "CUDA Labs: make targets"
-	@echo "  make lab1 .. lab6     build a lab from labs/, then run ./grade (available: $(AVAILABLE))"
+	@echo "  make lab$(firstword $(AVAILABLE)) .. lab$(lastword $(AVAILABLE))     build a lab from labs/, then run ./grade (available: $(AVAILABLE))"
 	@echo "  make labs             build every available lab (then ./grade all)"
-	@echo "  make ceilings         the reference libraries labs 2-6 are measured against (make labN builds them too)"
+	@echo "  make ceilings         the reference libraries labs $(call lab_num,$(firstword $(CEILING_LABS)))-$(call lab_num,$(lastword $(CEILING_LABS))) are measured against (make labN builds them too)"
 	@echo "  make solutions        build the reference solutions; ./grade --solutions grades them"
 	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
 	@echo "  make arch-check       every source built for sm_75..sm_120; launches, limits and spills checked (no GPU)"

@@ -15,7 +15,6 @@
 #include "json.h"
 #include "lab.h"
 
-#define MAX_LABS 8
 #define MAX_STUDENTS 4096
 
 typedef struct stage_stats {
@@ -79,10 +78,11 @@ static void take_file(const json *doc, const char *student, class_stats *labs, F
     const json *arr = json_get(doc, "labs");
     for (int l = 0; arr && arr->type == JSON_ARRAY && l < arr->n; l++) {
         const json *lab = &arr->items[l];
-        int number = (int)json_number(json_get(lab, "lab"), 0);
-        if (number < 1 || number > MAX_LABS)
+        const int number = (int)json_number(json_get(lab, "lab"), 0);
+        const int at = lab_position(number);
+        if (at < 0)
             continue;
-        class_stats *c = &labs[number - 1];
+        class_stats *c = &labs[at];
         c->students++;
         snprintf(c->lab_name, sizeof c->lab_name, "%s", json_string(json_get(lab, "name"), "?"));
         snprintf(c->unit, sizeof c->unit, "%s", json_string(json_get(lab, "unit"), ""));
@@ -201,7 +201,7 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
         return -1;
     }
 
-    static class_stats labs[MAX_LABS];
+    static class_stats labs[LAB_MAX]; /* by the lab's position (lab_position) */
     memset(labs, 0, sizeof labs);
     char *flag_text = NULL, *bad_text = NULL;
     size_t flag_len = 0, bad_len = 0;
@@ -231,12 +231,12 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
             dir);
     fprintf(out, n_bad ? ", %d could not be:\n%s" : "\n", n_bad, bad_text);
     without_results(dir, out);
-    for (int l = 0; l < MAX_LABS; l++) {
+    for (int l = 0; l < lab_count; l++) {
         class_stats *c = &labs[l];
         if (!c->students)
             continue;
-        fprintf(out, "\nlab %d (%s), %d student%s\n", l + 1, c->lab_name, c->students,
-                c->students == 1 ? "" : "s");
+        fprintf(out, "\nlab %d (%s), %d student%s\n", lab_table[l]->number, c->lab_name,
+                c->students, c->students == 1 ? "" : "s");
         fprintf(out, "  %-2s %-34s %-12s %-12s %s\n", "#", "stage", "correct", "fast enough",
                 "speedup: median (p10-p90)");
         for (int s = 0; s < LAB_MAX_STAGES; s++) {
@@ -285,7 +285,7 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
     char *outliers = NULL;
     size_t outliers_len = 0;
     FILE *o = open_memstream(&outliers, &outliers_len);
-    for (int l = 0; l < MAX_LABS; l++)
+    for (int l = 0; l < lab_count; l++)
         for (int s = 0; s < LAB_MAX_STAGES; s++) {
             stage_stats *ss = &labs[l].st[s];
             if (ss->n_speedups < 3)
@@ -294,7 +294,7 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
             for (int i = 0; i < ss->n_speedups; i++)
                 if (median > 0 && ss->speedups[i] > 3 * median) {
                     fprintf(o, "  %s, lab %d stage %d: %.2fx, over 3 times the class median (%.2fx)\n",
-                            ss->who[i], l + 1, s, ss->speedups[i], median);
+                            ss->who[i], lab_table[l]->number, s, ss->speedups[i], median);
                     n_flags++;
                 }
         }
@@ -305,7 +305,7 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
     else
         fprintf(out, "\nImplausible timings: none.\n");
     free(outliers);
-    for (int l = 0; l < MAX_LABS; l++)
+    for (int l = 0; l < lab_count; l++)
         for (int s = 0; s < LAB_MAX_STAGES; s++) {
             for (int i = 0; i < labs[l].st[s].n_speedups; i++)
                 free(labs[l].st[s].who[i]);
@@ -341,16 +341,16 @@ static void take_run(const json *doc, run_stats (*labs)[LAB_MAX_STAGES], char *g
     const json *arr = json_get(doc, "labs");
     for (int l = 0; arr && arr->type == JSON_ARRAY && l < arr->n; l++) {
         const json *lab = &arr->items[l];
-        int number = (int)json_number(json_get(lab, "lab"), 0);
+        const int at = lab_position((int)json_number(json_get(lab, "lab"), 0));
         const json *stages = json_get(lab, "stages");
-        for (int k = 0; number >= 1 && number <= MAX_LABS && stages &&
+        for (int k = 0; at >= 0 && stages &&
                         stages->type == JSON_ARRAY && k < stages->n;
              k++) {
             const json *st = &stages->items[k];
             int s = (int)json_number(json_get(st, "stage"), -1);
             if (s < 0 || s >= LAB_MAX_STAGES)
                 continue;
-            run_stats *r = &labs[number - 1][s];
+            run_stats *r = &labs[at][s];
             snprintf(r->title, sizeof r->title, "%s", json_string(json_get(st, "title"), ""));
             const json *corr = json_get(st, "correctness"), *speed = json_get(st, "speed");
             const char *cv = json_string(json_get(corr, "verdict"), "");
@@ -417,7 +417,7 @@ int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
         snprintf(err, errn, "cannot open the folder %s", dir);
         return -1;
     }
-    static run_stats labs[MAX_LABS][LAB_MAX_STAGES];
+    static run_stats labs[LAB_MAX][LAB_MAX_STAGES]; /* by the lab's position */
     memset(labs, 0, sizeof labs);
     char gpu[128] = "?";
     int n_read = 0;
@@ -446,7 +446,7 @@ int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
     fprintf(out, "  margin: how far the worst run stayed above the threshold; '!' marks less "
                  "than 10%%\n");
     int failures = 0, close_calls = 0;
-    for (int l = 0; l < MAX_LABS; l++) {
+    for (int l = 0; l < lab_count; l++) {
         int shown = 0;
         for (int s = 0; s < LAB_MAX_STAGES; s++) {
             run_stats *r = &labs[l][s];
@@ -454,8 +454,9 @@ int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
                 continue;
             if (!shown++)
                 fprintf(out, "\nlab %d\n  %-2s %-38s %4s %5s  %-22s %6s %7s  %-24s %5s %7s\n",
-                        l + 1, "#", "stage", "runs", "fails", "speedup min/med/max", "needs",
-                        "margin", "% of ceiling min/med/max", "needs", "margin");
+                        lab_table[l]->number, "#", "stage", "runs", "fails",
+                        "speedup min/med/max", "needs", "margin", "% of ceiling min/med/max",
+                        "needs", "margin");
             char sp[64], pc[64], needs_sp[16] = "-", needs_pc[16] = "-", m_sp[16] = "-",
                                                    m_pc[16] = "-";
             spread(sp, sizeof sp, r->speedup, r->n_speedup, "%.2f");

@@ -56,7 +56,7 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
             return -1;
         }
         const lab_spec *spec = lab_find(lab_name);
-        if (!spec || !spec->available || spec->number > CONFIG_MAX_LABS) {
+        if (!spec || !spec->available || lab_position(spec->number) < 0) {
             snprintf(err, errn, "%s:%d: no such lab '%s' (./grade --list shows the labs)", name, no,
                      lab_name);
             return -1;
@@ -68,7 +68,7 @@ int config_parse(FILE *f, const char *name, grade_config *c, char *err, size_t e
                      spec->number, spec->n_stages - 1, stage_text);
             return -1;
         }
-        stage_override *o = &c->o[spec->number - 1][stage];
+        stage_override *o = &c->o[lab_position(spec->number)][stage];
         int speed_key = strcmp(field, "points_speed") == 0 || strcmp(field, "min_speedup") == 0 ||
                         strcmp(field, "min_ceiling") == 0;
         const lab_stage *ls = &spec->stages[stage];
@@ -170,9 +170,10 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
     for (int s = 0; s < spec->n_stages; s++) {
         stages[s] = spec->stages[s];
         rules[s] = (stage_rules){1, 0, 0};
-        if (!c || spec->number < 1 || spec->number > CONFIG_MAX_LABS)
+        const int at = lab_position(spec->number);
+        if (!c || at < 0)
             continue;
-        const stage_override *o = &c->o[spec->number - 1][s];
+        const stage_override *o = &c->o[at][s];
         if (o->has_points_correct)
             stages[s].points_correct = o->points_correct;
         if (o->has_points_speed)

@@ -25,8 +25,6 @@
 #include "lab.h"
 #include "results.h"
 
-#define CONFIG_MAX_LABS 8
-
 typedef struct stage_override {
     int has_points_correct, points_correct;
     int has_points_speed, points_speed;
@@ -47,7 +45,7 @@ typedef struct stage_rules {
 } stage_rules;
 
 typedef struct grade_config {
-    stage_override o[CONFIG_MAX_LABS][LAB_MAX_STAGES]; /* by lab number - 1 */
+    stage_override o[LAB_MAX][LAB_MAX_STAGES]; /* by the lab's position (lab_position) */
 } grade_config;
 
 /* Reads settings from f; name is used in messages. 0 on success, else -1 with

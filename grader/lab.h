@@ -12,6 +12,9 @@
 #include "verdict.h"
 
 #define LAB_MAX_STAGES 12
+/* The most labs the course may have (grader/labs/labs.def, the list of labs):
+ * the one cap on arrays that hold something per lab, indexed by position. */
+#define LAB_MAX 8
 #define LAB_MAX_BASES 2
 #define LAB_MAX_TECHNIQUES 2
 
@@ -168,9 +171,12 @@ static inline const char *lab_ceiling_name(const lab_spec *spec, int s)
                                                                     : spec->ceiling_name;
 }
 
-/* The table of every lab, available or not (grader/labs/registry.c). */
+/* The table of every lab, available or not, in the order of the list of labs
+ * (grader/labs/labs.def; grader/labs/registry.c): lab_count <= LAB_MAX. */
 extern const lab_spec *const lab_table[];
 extern const int lab_count;
+/* The position in lab_table of the lab numbered number; -1 if none. */
+int lab_position(int number);
 /* Finds a lab by "lab1", "1", "transpose" or "1-transpose"; NULL if none. */
 const lab_spec *lab_find(const char *name);
 

@@ -211,9 +211,13 @@ void options_usage(FILE *f)
           "Grades a lab built with `make labN`: each stage's correctness, then its speed\n"
           "against the stage before it and against the GPU's ceiling. With no lab named,\n"
           "grades the lab that `make` built last.\n"
-          "\n"
-          "  labN, N, name     the lab: lab1 .. lab6, or its name (transpose, reduce, ...)\n"
-          "  all               every lab that has been built\n"
+          "\n",
+          f);
+    /* The labs from the list of labs (grader/labs/labs.def). */
+    fprintf(f, "  labN, N, name     the lab: lab%d .. lab%d, or its name (%s, %s, ...)\n",
+            lab_table[0]->number, lab_table[lab_count - 1]->number, lab_table[0]->name,
+            lab_table[lab_count > 1 ? 1 : 0]->name);
+    fputs("  all               every lab that has been built\n"
           "  --stage N         grade stage N only (its speed is still compared with its base);\n"
           "                    --stage 3,4,5 grades those stages\n"
           "  --seed S          replay a run with the seed it printed (decimal or 0x...)\n"

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define OPT_MAX_LABS 8
+#include "lab.h"
+
+#define OPT_MAX_LABS LAB_MAX /* labs named on one command line */
 #define OPT_MIN_REPS 20
 #define OPT_MAX_REPS 1000
 

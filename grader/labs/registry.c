@@ -1,23 +1,35 @@
-/* grader/labs/registry.c: every lab of the course, in order. A lab whose
- * spec is not written yet is listed with available = 0, so `./grade lab4`
- * can say "not available yet" instead of "unknown lab". */
+/* grader/labs/registry.c: every lab of the course, in the order of the list
+ * of labs (grader/labs/labs.def). A lab whose spec is not written yet is
+ * listed with available = 0, so `./grade lab4` can say "not available yet"
+ * instead of "unknown lab". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lab.h"
 
-extern const lab_spec lab_transpose;
-extern const lab_spec lab_reduce;
-extern const lab_spec lab_shuffle;
-extern const lab_spec lab_gemm;
-extern const lab_spec lab_streams; /* written, not yet available (grader/labs/streams.c) */
-extern const lab_spec lab_conv;    /* written, not yet available (grader/labs/conv.c) */
+/* Every lab's spec, lab_<name> in grader/labs/<name>.c. */
+#define LAB(number, name) extern const lab_spec lab_##name;
+#include "labs.def"
+#undef LAB
 
-
-const lab_spec *const lab_table[] = {&lab_transpose, &lab_reduce, &lab_shuffle,
-                                     &lab_gemm,      &lab_streams, &lab_conv};
+/* The labs in the order of labs.def: lab_table[i] is the lab at position i. */
+const lab_spec *const lab_table[] = {
+#define LAB(number, name) &lab_##name,
+#include "labs.def"
+#undef LAB
+};
 const int lab_count = (int)(sizeof lab_table / sizeof lab_table[0]);
+_Static_assert(sizeof lab_table / sizeof lab_table[0] <= LAB_MAX,
+               "grader/labs/labs.def lists more labs than LAB_MAX (grader/lab.h)");
+
+int lab_position(int number)
+{
+    for (int i = 0; i < lab_count; i++)
+        if (lab_table[i]->number == number)
+            return i;
+    return -1;
+}
 
 const lab_spec *lab_find(const char *name)
 {

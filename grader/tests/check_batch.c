@@ -32,7 +32,7 @@ static int labs_of(int only_selected, const lab_spec **specs)
 {
     const char *sel = getenv("TEST_LABS");
     int n = 0;
-    for (int i = 0; i < lab_count && n < 16; i++) {
+    for (int i = 0; i < lab_count && n < LAB_MAX; i++) {
         if (!lab_table[i]->available)
             continue;
         char num[8];
@@ -118,7 +118,7 @@ static void read_book(const char *dir, char *book, size_t n)
  * grader checked in the gradebook. */
 static const lab_spec *batch_of_four(int i, int hide_gpu, char *dir, int want_rc)
 {
-    const lab_spec *specs[16];
+    const lab_spec *specs[LAB_MAX];
     labs_of(!hide_gpu, specs);
     const lab_spec *spec = specs[i];
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -346,19 +346,19 @@ END_TEST
 
 int batch_gpu_test_count(void)
 {
-    const lab_spec *specs[16];
+    const lab_spec *specs[LAB_MAX];
     return labs_of(1, specs);
 }
 
 int batch_gpu_left_out_count(void)
 {
-    const lab_spec *specs[16];
+    const lab_spec *specs[LAB_MAX];
     return labs_of(0, specs) - labs_of(1, specs);
 }
 
 Suite *make_batch_suite(void)
 {
-    const lab_spec *specs[16];
+    const lab_spec *specs[LAB_MAX];
     Suite *s = suite_create("batch");
     TCase *tc = tcase_create("batch");
     tcase_set_timeout(tc, 240);

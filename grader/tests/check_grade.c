@@ -443,7 +443,7 @@ static void load_cases(void)
     for (int i = 0; i < n; i++) {
         load_case(names[i], &cases[n_cases]);
         int lab = cases[n_cases].lab;
-        if (lab < 1 || lab > lab_count || !lab_table[lab - 1]->available) /* written ahead of its lab: runs once the lab opens */
+        if (lab_position(lab) < 0 || !lab_table[lab_position(lab)]->available) /* written ahead of its lab: runs once the lab opens */
             n_unopened++;
         else if (cases[n_cases].needs_gpu && lab_selected(cases[n_cases].lab))
             gpu_case_index[n_gpu_cases++] = n_cases;
@@ -566,17 +566,17 @@ END_TEST
  * look-back. */
 static const char *const sanitized[][2] = {{"lab1", "5"}, {"lab2", "5"}, {"lab3", "6"}};
 
-static int sanitized_index[8], n_sanitized;
+static int sanitized_index[sizeof sanitized / sizeof sanitized[0]], n_sanitized;
 static int n_labs_left_out, n_labs_left_out_sanitized; /* not in TEST_LABS */
 
 /* The labs that exist, by number: the GPU tests run once per lab. */
-static int available_labs[8], n_available;
+static int available_labs[LAB_MAX], n_available;
 
 static void load_labs(void)
 {
     if (n_available)
         return;
-    for (int i = 0; i < lab_count && n_available < 8; i++)
+    for (int i = 0; i < lab_count && n_available < LAB_MAX; i++)
         if (lab_table[i]->available && lab_selected(lab_table[i]->number))
             available_labs[n_available++] = lab_table[i]->number;
         else if (lab_table[i]->available)
@@ -749,7 +749,7 @@ int grade_gpu_test_count(void)
  * its sanitizer cases, its adversarial cases), each timed from the parent by
  * its unchecked fixtures (run in order, in the parent), for the per-lab
  * summary lines. */
-static double lab_began[8], lab_seconds[8];
+static double lab_began[LAB_MAX], lab_seconds[LAB_MAX];
 static int labs_begun, labs_ended;
 
 static double now_s(void)
@@ -761,7 +761,7 @@ static double now_s(void)
 
 static void lab_begins(void)
 {
-    if (labs_begun < 8)
+    if (labs_begun < LAB_MAX)
         lab_began[labs_begun++] = now_s();
 }
 
@@ -792,7 +792,7 @@ Suite *make_grade_gpu_suite(void)
     for (int i = 0; i < n_available; i++) {
         int lab = available_labs[i];
         /* Check keeps the name it is given, not a copy: it must outlive the run. */
-        static char names[8][16];
+        static char names[LAB_MAX][16];
         char *name = names[i];
         snprintf(name, sizeof names[i], "lab%d", lab);
         TCase *tc = tcase_create(name);

@@ -752,9 +752,10 @@ START_TEST(make_autolab_one_scores_line)
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "cp -a Makefile labs '%s'/ && cp '%s' '%s'/grade && mkdir -p '%s'/build && "
+             "mkdir -p '%s'/grader/labs && cp grader/labs/labs.def '%s'/grader/labs/ && "
              "cp build/lab1.so '%s'/build/lab1.so && "
              "printf 'this is not CUDA;\\n' > '%s'/broken.cu",
-             dir, grade_path(), dir, dir, dir, dir);
+             dir, grade_path(), dir, dir, dir, dir, dir, dir);
     ck_assert_msg(shell(NULL, cmd) == 0, "%s", out);
     snprintf(cmd, sizeof cmd, "make --no-print-directory -C '%s' autolab LAB=1 HANDIN=broken.cu",
              dir);

@@ -42,6 +42,7 @@ int main(void)
     srunner_add_suite(sr, make_batch_suite());
     srunner_add_suite(sr, make_integrity_suite());
     srunner_add_suite(sr, make_numbers_suite());
+    srunner_add_suite(sr, make_lablist_suite());
     srunner_add_suite(sr, make_arch_suite());
 
     static char info[4096];

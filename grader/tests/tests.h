@@ -31,6 +31,7 @@ int batch_gpu_left_out_count(void); /* its tests of labs left out by TEST_LABS: 
 Suite *make_arch_suite(void);       /* every architecture's builds, launches and spills; no GPU */
 Suite *make_integrity_suite(void);  /* grader/integrity: a student copy's grader files */
 Suite *make_numbers_suite(void);    /* quoted thresholds and figures against the tables */
+Suite *make_lablist_suite(void);    /* the list of labs against every place that names the labs */
 Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
 Suite *make_devcheck_gpu_suite(void); /* the grader's own kernels (grader/patch.h), on a GPU */
