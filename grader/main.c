@@ -23,6 +23,7 @@
 #include "analytics.h"
 #include "chart.h"
 #include "config.h"
+#include "decide.h"
 #include "elfsym.h"
 #include "formats.h"
 #include "html.h"
@@ -41,20 +42,24 @@
 
 enum { EXIT_ALL_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 77 };
 
-/* Messages that end a run early are printed and also kept, so that a results
- * file (--gradescope) can carry them when grading never started. */
-static char said[4096];
-static const char *gradescope_path;
-static int gradescope_written;
-static int autolab_wanted, autolab_written;
-static int classroom_wanted, classroom_written;
-/* The labs asked for, as a name ("lab1", "lab1, lab2") and the points they
- * are worth: what a Classroom payload says when nothing was graded. */
-static char asked_names[128];
-static int asked_max;
-static char autolab_zeros[256] = "{\"scores\": {}}"; /* the labs asked for, at 0 points */
+/* What main() needs once grade_main has returned, to write the results
+ * files that must exist however the run ended: messages that ended it early
+ * are printed and also kept (said), so that a results file (--gradescope,
+ * Classroom) can carry them when grading never started. */
+typedef struct fallback {
+    char said[4096];
+    const char *gradescope_path;
+    int gradescope_written;
+    int autolab_wanted, autolab_written;
+    int classroom_wanted, classroom_written;
+    /* The labs asked for, as a name ("lab1", "lab1, lab2") and the points
+     * they are worth: what a Classroom payload says when nothing was graded. */
+    char asked_names[128];
+    int asked_max;
+    char autolab_zeros[256]; /* the labs asked for, at 0 points */
+} fallback;
 
-__attribute__((format(printf, 2, 3))) static void say(FILE *f, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void say(fallback *fb, FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -62,8 +67,8 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *f, const char *fmt, 
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     fputs(text, f);
-    size_t used = strlen(said);
-    snprintf(said + used, sizeof said - used, "%s", text);
+    size_t used = strlen(fb->said);
+    snprintf(fb->said + used, sizeof fb->said - used, "%s", text);
 }
 
 /* The repository root: the folder that holds this executable. */
@@ -190,7 +195,7 @@ static void sanitizer_check(const lab_spec *spec, lab_results *res, const char *
 {
     for (int s = 0; required && s < spec->n_stages; s++) {
         test_record *rec = &res->t[s][TEST_CORRECT];
-        if (!required[s] || rec->v != V_PASS)
+        if (!required[s] || rec->v != V_PASS) /* only a pass is demoted */
             continue;
         int rc = sanitize_lab(spec, lib, 1u << s, seed);
         if (rc == SANITIZE_NO_TOOL) {
@@ -202,55 +207,62 @@ static void sanitizer_check(const lab_spec *spec, lab_results *res, const char *
         if (rc != SANITIZE_FOUND)
             continue;
         results_open();
-        rec->v = V_SANITIZER;
-        snprintf(rec->msg, sizeof rec->msg,
-                 "correct, but compute-sanitizer reported a problem in this stage (its first "
-                 "report is printed above the scoreboard; ./grade lab%d --sanitize --stage %d "
-                 "shows it again), and this course requires the stage to be clean",
-                 spec->number, s);
+        decide_sanitizer_finding(rec, spec->number, s);
     }
 }
 
-/* Each lab's spec with the instructor's config applied (or the built-in one). */
-static lab_spec effective[16];
-static lab_stage effective_stages[16][LAB_MAX_STAGES];
-static int effective_graded[16][LAB_MAX_STAGES];
-static int effective_technique[16][LAB_MAX_STAGES];
-static int effective_sanitizer[16][LAB_MAX_STAGES];
+/* Each lab's spec with the instructor's config applied (or the built-in
+ * one), by the lab's position in the list of labs, and the rules the
+ * config sets for its stages. */
+enum { CONFIGURED_LABS = LAB_MAX };
+typedef struct lab_configs {
+    lab_spec spec[CONFIGURED_LABS];
+    lab_stage stages[CONFIGURED_LABS][LAB_MAX_STAGES];
+    int graded[CONFIGURED_LABS][LAB_MAX_STAGES];
+    int technique[CONFIGURED_LABS][LAB_MAX_STAGES];
+    int sanitizer[CONFIGURED_LABS][LAB_MAX_STAGES];
+} lab_configs;
 
-static const lab_spec *with_config(const lab_spec *spec, const grade_config *c)
+/* The slot of spec's lab in lc, or -1. */
+static int config_slot(const lab_spec *spec)
 {
-    int i = spec->number - 1;
-    if (i < 0 || i >= 16 || !gradable(spec))
+    int i = lab_position(spec->number);
+    return i >= 0 && i < CONFIGURED_LABS ? i : -1;
+}
+
+static const lab_spec *with_config(lab_configs *lc, const lab_spec *spec, const grade_config *c)
+{
+    int i = config_slot(spec);
+    if (i < 0 || !gradable(spec))
         return spec;
-    effective[i] = *spec;
+    lc->spec[i] = *spec;
     stage_rules rules[LAB_MAX_STAGES];
-    config_apply(c, spec, effective_stages[i], rules);
+    config_apply(c, spec, lc->stages[i], rules);
     for (int s = 0; s < spec->n_stages; s++) {
-        effective_graded[i][s] = rules[s].graded;
-        effective_technique[i][s] = rules[s].technique_required;
-        effective_sanitizer[i][s] = rules[s].sanitizer_required;
+        lc->graded[i][s] = rules[s].graded;
+        lc->technique[i][s] = rules[s].technique_required;
+        lc->sanitizer[i][s] = rules[s].sanitizer_required;
     }
-    effective[i].stages = effective_stages[i];
-    return &effective[i];
+    lc->spec[i].stages = lc->stages[i];
+    return &lc->spec[i];
 }
 
 /* Stages whose technique this GPU lacks (a min_cc above its compute
  * capability) are not graded: no tests, no points. Returns them as a mask of
  * stage bits; their records are written by not_available() once the results
  * page exists. */
-static unsigned gate_by_capability(const lab_spec *spec, const devinfo *dev)
+static unsigned gate_by_capability(lab_configs *lc, const lab_spec *spec, const devinfo *dev)
 {
-    int i = spec->number - 1;
+    int i = config_slot(spec);
     unsigned gated = 0;
-    if (i < 0 || i >= 16 || spec->stages != effective_stages[i])
+    if (i < 0 || spec->stages != lc->stages[i])
         return 0;
     for (int s = 0; s < spec->n_stages; s++)
-        if (effective_graded[i][s] &&
-            !lab_stage_available(&effective_stages[i][s], dev->cc_major, dev->cc_minor)) {
-            effective_graded[i][s] = 0;
-            effective_stages[i][s].points_correct = 0;
-            effective_stages[i][s].points_speed = 0;
+        if (lc->graded[i][s] &&
+            !lab_stage_available(&lc->stages[i][s], dev->cc_major, dev->cc_minor)) {
+            lc->graded[i][s] = 0;
+            lc->stages[i][s].points_correct = 0;
+            lc->stages[i][s].points_speed = 0;
             gated |= 1u << s;
         }
     return gated;
@@ -259,39 +271,42 @@ static unsigned gate_by_capability(const lab_spec *spec, const devinfo *dev)
 static void not_available(const lab_spec *spec, lab_results *res, unsigned gated,
                           const devinfo *dev)
 {
-    for (int s = 0; s < spec->n_stages; s++) {
-        if (!(gated & (1u << s)))
-            continue;
-        test_record *t = &res->t[s][TEST_CORRECT];
-        t->graded = 1;
-        t->state = STATE_FINISHED;
-        t->v = V_NOT_AVAILABLE;
-        snprintf(t->msg, sizeof t->msg,
-                 "needs compute capability %d.%d (this GPU, %s, has %d.%d): not graded, no "
-                 "points lost",
-                 spec->stages[s].min_cc / 10, spec->stages[s].min_cc % 10, dev->name,
-                 dev->cc_major, dev->cc_minor);
-    }
+    for (int s = 0; s < spec->n_stages; s++)
+        if (gated & (1u << s))
+            decide_not_available(&res->t[s][TEST_CORRECT], spec, s, dev);
 }
 
-static const int *graded_mask(const lab_spec *spec)
+/* The config's rules for spec's stages (NULL: a lab with no slot). */
+static const int *graded_mask(const lab_configs *lc, const lab_spec *spec)
 {
-    int i = spec->number - 1;
-    return i >= 0 && i < 16 ? effective_graded[i] : NULL;
+    int i = config_slot(spec);
+    return i >= 0 ? lc->graded[i] : NULL;
 }
 
-static void list_labs(const grade_config *c)
+static const int *technique_mask(const lab_configs *lc, const lab_spec *spec)
+{
+    int i = config_slot(spec);
+    return i >= 0 ? lc->technique[i] : NULL;
+}
+
+static const int *sanitizer_mask(const lab_configs *lc, const lab_spec *spec)
+{
+    int i = config_slot(spec);
+    return i >= 0 ? lc->sanitizer[i] : NULL;
+}
+
+static void list_labs(lab_configs *lc, const grade_config *c)
 {
     printf("CUDA Labs: the labs, their stages, points and speed thresholds.\n");
     for (int i = 0; i < lab_count; i++) {
-        const lab_spec *spec = with_config(lab_table[i], c);
+        const lab_spec *spec = with_config(lc, lab_table[i], c);
         printf("\nlab%d  %-10s %s\n", spec->number, spec->name,
                spec->available ? "" : "(not available yet)");
         if (!spec->available)
             continue;
         for (int s = 0; s < spec->n_stages; s++) {
             const lab_stage *st = &spec->stages[s];
-            if (!graded_mask(spec)[s]) {
+            if (!graded_mask(lc, spec)[s]) {
                 printf("  stage %d  %-34s %-24s not graded (config)\n", s, st->title, st->symbol);
                 continue;
             }
@@ -316,12 +331,13 @@ static void list_labs(const grade_config *c)
             if (st->min_cc)
                 printf("  (needs compute capability %d.%d)", st->min_cc / 10, st->min_cc % 10);
             printf("\n");
-            int k = spec->number - 1;
-            if (k >= 0 && k < 16 && effective_sanitizer[k][s])
+            const int *sanitizer = sanitizer_mask(lc, spec);
+            const int *technique = technique_mask(lc, spec);
+            if (sanitizer && sanitizer[s])
                 printf("           compute-sanitizer: required clean\n");
             for (int j = 0; j < lab_stage_techniques(st); j++)
                 printf("           technique: %s%s\n", st->technique[j].text,
-                       k >= 0 && k < 16 && effective_technique[k][s] ? " (required)" : "");
+                       technique && technique[s] ? " (required)" : "");
         }
     }
 }
@@ -343,28 +359,31 @@ static const lab_spec *last_built(const char *root)
 }
 
 /* The library must define every stage function. */
-static int check_library(const lab_spec *spec, const char *lib, const char *make_hint)
+static int check_library(fallback *fb, const lab_spec *spec, const char *lib,
+                         const char *make_hint)
 {
     for (int s = 0; s < spec->n_stages; s++) {
         char err[512];
         int r = elf_defines_function(lib, spec->stages[s].symbol, err, sizeof err);
         if (r < 0) {
-            say(stderr, "grade: %s. Rebuild it with `%s`.\n", err, make_hint);
+            say(fb, stderr, "grade: %s. Rebuild it with `%s`.\n", err, make_hint);
             return -1;
         }
         if (r == 0) {
-            fprintf(stderr,
-                    "grade: %s has no function %s() (stage %d). It is declared in "
-                    "labs/%s/%s.h: was it renamed, made static, or not compiled as extern \"C\"? "
-                    "Rebuild with `%s`.\n",
-                    lib, spec->stages[s].symbol, s, spec->dir, spec->name, make_hint);
+            say(fb, stderr,
+                "grade: %s has no function %s() (stage %d). It is declared in "
+                "labs/%s/%s.h: was it renamed, made static, or not compiled as extern \"C\"? "
+                "Rebuild with `%s`.\n",
+                lib, spec->stages[s].symbol, s, spec->dir, spec->name, make_hint);
             return -1;
         }
     }
     return 0;
 }
 
-static SRunner *runner;
+/* The runner whose results live_line reads: Check's callback after each
+ * stage has no argument of ours. */
+static SRunner *live_runner;
 
 /* Folds Check's verdict on one test into the grader's record (timeouts,
  * signals and early exits are only seen by Check). */
@@ -372,16 +391,11 @@ static void merge_result(const grade_run *run, int stage, int kind, TestResult *
 {
     const lab_spec *spec = run->spec;
     test_record *t = &run->res->t[stage][kind];
-    t->graded = 1;
     char sz[128] = "";
     if (t->size >= 0)
         spec->size_text(t->size, sz, sizeof sz);
     double timeout = runner_stage_timeout(spec, stage, run->reps, run->quick) * timeout_multiplier();
-    int ck_failed = tr_rtype(tr) != CK_PASS;
-    results_merge_check(t, ck_failed, tr_msg(tr), timeout, sz);
-    /* Check saw a pass the grader never recorded: the child left early. */
-    if (!ck_failed && t->v != V_PASS)
-        t->v = V_EARLY_EXIT;
+    decide_after_check(t, tr_rtype(tr), tr_msg(tr), timeout, sz);
 }
 
 /* What the stage printed, under its line: at most OUTPUT_SHOWN bytes. */
@@ -503,8 +517,8 @@ static void live_line(const grade_run *run, int stage)
 {
     pthread_mutex_lock(&progress.lock);
     progress_clear_locked();
-    int n = srunner_ntests_run(runner);
-    TestResult **trs = srunner_results(runner);
+    int n = srunner_ntests_run(live_runner);
+    TestResult **trs = srunner_results(live_runner);
     int kinds = perf_test_registered(run, stage) ? 2 : 1;
     for (int k = 0; trs && k < kinds && n - kinds + k >= 0; k++)
         merge_result(run, stage, k, trs[n - kinds + k]);
@@ -518,7 +532,7 @@ static void live_line(const grade_run *run, int stage)
 
 /* Every output file asked for on the command line, from one run's results
  * (graded now, or loaded with --from); returns how many could not be written. */
-static int write_outputs(const grade_options *o, const run_summary *summary,
+static int write_outputs(fallback *fb, const grade_options *o, const run_summary *summary,
                          const char *const *lib_names)
 {
     int failed = 0;
@@ -526,13 +540,13 @@ static int write_outputs(const grade_options *o, const run_summary *summary,
         FILE *f = fopen(o->json, "w");
         if (!f || report_json_run(f, summary->specs, summary->res, summary->n_labs, summary->dev,
                                   summary->seed, lib_names, summary->elapsed_s) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", o->json, strerror(errno));
+            say(fb, stderr, "grade: cannot write %s: %s\n", o->json, strerror(errno));
             failed++;
         }
         if (f)
             fclose(f);
     }
-    gradescope_written = o->gradescope != NULL;
+    fb->gradescope_written = o->gradescope != NULL;
     const struct {
         const char *path;
         int (*write)(FILE *, const run_summary *);
@@ -545,7 +559,7 @@ static int write_outputs(const grade_options *o, const run_summary *summary,
             continue;
         FILE *f = fopen(files[k].path, "w");
         if (!f || files[k].write(f, summary) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", files[k].path, strerror(errno));
+            say(fb, stderr, "grade: cannot write %s: %s\n", files[k].path, strerror(errno));
             failed++;
         }
         if (f)
@@ -558,7 +572,7 @@ static int write_outputs(const grade_options *o, const run_summary *summary,
                  summary->specs[l]->name);
         FILE *f = fopen(path, "w");
         if (!f || chart_svg(f, summary->specs[l], &summary->res[l], summary->dev) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", path, strerror(errno));
+            say(fb, stderr, "grade: cannot write %s: %s\n", path, strerror(errno));
             failed++;
         } else {
             printf("chart: %s\n", path);
@@ -566,14 +580,14 @@ static int write_outputs(const grade_options *o, const run_summary *summary,
         if (f)
             fclose(f);
     }
-    classroom_written = o->classroom;
+    fb->classroom_written = o->classroom;
     if (o->classroom && format_classroom_output(summary) != 0)
         failed++;
     if (o->calibrate) {
         FILE *f = fopen(o->calibrate, "w");
         if (!f || config_write_calibration(f, summary->specs, summary->res, summary->n_labs,
                                            o->fraction, summary->dev) != 0) {
-            say(stderr, "grade: cannot write %s: %s\n", o->calibrate, strerror(errno));
+            say(fb, stderr, "grade: cannot write %s: %s\n", o->calibrate, strerror(errno));
             failed++;
         } else {
             printf("\nCalibrated thresholds (%.2f x the measured speedups) written to %s; grade "
@@ -589,7 +603,8 @@ static int write_outputs(const grade_options *o, const run_summary *summary,
 /* --from FILE: a run read back from its JSON, reported again; no GPU. The
  * points and thresholds are the ones recorded (a --config given now still
  * applies on top), and the library names are kept. */
-static int replay_from(const grade_options *o, const grade_config *cfg)
+static int replay_from(fallback *fb, lab_configs *lc, const grade_options *o,
+                       const grade_config *cfg)
 {
     static loaded_lab loaded[OPT_MAX_LABS];
     static lab_results res[OPT_MAX_LABS];
@@ -600,7 +615,7 @@ static int replay_from(const grade_options *o, const grade_config *cfg)
     char err[512];
     if (results_load(o->from, loaded, res, OPT_MAX_LABS, &n, &dev, &seed, &elapsed_s, err,
                      sizeof err) != 0) {
-        say(stderr, "grade: %s\n", err);
+        say(fb, stderr, "grade: %s\n", err);
         return EXIT_USAGE;
     }
     const lab_spec *specs[OPT_MAX_LABS];
@@ -609,7 +624,7 @@ static int replay_from(const grade_options *o, const grade_config *cfg)
     printf("Results of %s (GPU: %s, seed 0x%llx)\n", o->from, dev.name,
            (unsigned long long)seed);
     for (int i = 0; i < n; i++) {
-        specs[i] = with_config(&loaded[i].spec, cfg);
+        specs[i] = with_config(lc, &loaded[i].spec, cfg);
         libs[i] = loaded[i].library;
         printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
         report_table(stdout, specs[i], &res[i]);
@@ -621,11 +636,11 @@ static int replay_from(const grade_options *o, const grade_config *cfg)
         failed += report_failed_tests(specs[i], &res[i]);
     }
     run_summary summary = {specs, res, n, &dev, seed, elapsed_s, NULL};
-    failed += write_outputs(o, &summary, libs);
+    failed += write_outputs(fb, o, &summary, libs);
     printf("Score: %d/%d\n", got_all, max_all);
     if (o->autolab) {
         format_autolab(stdout, &summary);
-        autolab_written = 1;
+        fb->autolab_written = 1;
     }
     return failed ? EXIT_FAILED : EXIT_ALL_PASSED;
 }
@@ -633,21 +648,21 @@ static int replay_from(const grade_options *o, const grade_config *cfg)
 /* Remembers the labs asked for and the points they are worth (the stages
  * graded, speed tests left out with --quick, one stage with --stage);
  * configured: the specs went through with_config, so its graded mask holds. */
-static void remember_asked(const lab_spec *const *specs, int n, const grade_options *o,
-                           int configured)
+static void remember_asked(fallback *fb, const lab_configs *lc, const lab_spec *const *specs,
+                           int n, const grade_options *o, int configured)
 {
     size_t used = 0;
-    asked_names[0] = '\0';
-    asked_max = 0;
+    fb->asked_names[0] = '\0';
+    fb->asked_max = 0;
     for (int i = 0; i < n; i++) {
         const lab_spec *spec = specs[i];
-        if (used < sizeof asked_names)
-            used += (size_t)snprintf(asked_names + used, sizeof asked_names - used, "%slab%d",
-                                     i ? ", " : "", spec->number);
-        const int *graded = configured ? graded_mask(spec) : NULL;
+        if (used < sizeof fb->asked_names)
+            used += (size_t)snprintf(fb->asked_names + used, sizeof fb->asked_names - used,
+                                     "%slab%d", i ? ", " : "", spec->number);
+        const int *graded = configured ? graded_mask(lc, spec) : NULL;
         for (int s = 0; gradable(spec) && s < spec->n_stages; s++)
             if ((!o->stage_mask || (o->stage_mask & (1u << s))) && (!graded || graded[s]))
-                asked_max += spec->stages[s].points_correct +
+                fb->asked_max += spec->stages[s].points_correct +
                              (o->quick ? 0 : spec->stages[s].points_speed);
     }
 }
@@ -665,70 +680,92 @@ static int size_graded(const lab_spec *spec, int size, const grade_options *o)
     return 0;
 }
 
-static int grade_main(int argc, char **argv)
-{
+/* ---- one run of ./grade, phase by phase ----
+ * Each phase returns GO_ON, or the exit status that ends the run. */
+enum { GO_ON = -1 };
+
+typedef struct session {
+    fallback fb;
+    lab_configs lc;
     grade_options o;
+    grade_config config;
+    const grade_config *cfg; /* &config with --config, else NULL: the built-in rules */
+    char root[PATH_MAX];
+    int n; /* the labs graded, in order: */
+    const lab_spec *specs[OPT_MAX_LABS];
+    char libs[OPT_MAX_LABS][PATH_MAX + 64];
+    const char *lib_names[OPT_MAX_LABS];
+    unsigned gated[OPT_MAX_LABS]; /* stages this GPU cannot grade */
+    int n_gated;                  /* labs with such stages */
+    devinfo dev;
+    char dev_line[512];
+    int sandboxed;
+    lab_results *res; /* the shared results page */
+    grade_run runs[OPT_MAX_LABS];
+    sass_read sass[OPT_MAX_LABS];
+    SRunner *sr;
+    char out_dir[32];
+    struct timespec started;
+    double preparing; /* seconds making and releasing inputs: not in the elapsed time */
+} session;
+
+/* What needs neither a lab nor a GPU: --help, --analyze, --stability, the
+ * config, --list, --from, --gpu-info. */
+static int without_labs(session *g)
+{
+    grade_options *o = &g->o;
     char err[512];
-    if (options_parse(argc, argv, &o, err, sizeof err) != 0) {
-        say(stderr, "grade: %s\n", err);
-        return EXIT_USAGE;
-    }
-    gradescope_path = o.gradescope;
-    autolab_wanted = o.autolab;
-    classroom_wanted = o.classroom;
-    {
-        const lab_spec *named[OPT_MAX_LABS];
-        int k = 0;
-        for (int i = 0; i < o.n_labs; i++)
-            if (lab_find(o.labs[i]))
-                named[k++] = lab_find(o.labs[i]);
-        remember_asked(named, k, &o, 0);
-    }
-    if (o.help) {
+    g->fb.gradescope_path = o->gradescope;
+    g->fb.autolab_wanted = o->autolab;
+    g->fb.classroom_wanted = o->classroom;
+    const lab_spec *named[OPT_MAX_LABS];
+    int k = 0;
+    for (int i = 0; i < o->n_labs; i++)
+        if (lab_find(o->labs[i]))
+            named[k++] = lab_find(o->labs[i]);
+    remember_asked(&g->fb, &g->lc, named, k, o, 0);
+    if (o->help) {
         options_usage(stdout);
         return EXIT_ALL_PASSED;
     }
-    if (o.analyze) {
-        if (analytics_report(o.analyze, stdout, err, sizeof err) != 0) {
-            say(stderr, "grade: %s\n", err);
+    if (o->analyze) {
+        if (analytics_report(o->analyze, stdout, err, sizeof err) != 0) {
+            say(&g->fb, stderr, "grade: %s\n", err);
             return EXIT_USAGE;
         }
         return EXIT_ALL_PASSED;
     }
-    if (o.stability) {
-        int rc = analytics_stability(o.stability, stdout, err, sizeof err);
+    if (o->stability) {
+        int rc = analytics_stability(o->stability, stdout, err, sizeof err);
         if (rc < 0)
-            say(stderr, "grade: %s\n", err);
+            say(&g->fb, stderr, "grade: %s\n", err);
         return rc < 0 ? EXIT_USAGE : rc ? EXIT_FAILED : EXIT_ALL_PASSED;
     }
-    static grade_config config;
-    if (o.config) {
-        FILE *f = fopen(o.config, "r");
+    if (o->config) {
+        FILE *f = fopen(o->config, "r");
         if (!f) {
-            say(stderr, "grade: cannot read the config %s: %s\n", o.config, strerror(errno));
+            say(&g->fb, stderr, "grade: cannot read the config %s: %s\n", o->config,
+                strerror(errno));
             return EXIT_USAGE;
         }
-        int rc = config_parse(f, o.config, &config, err, sizeof err);
+        int rc = config_parse(f, o->config, &g->config, err, sizeof err);
         fclose(f);
         if (rc != 0) {
-            say(stderr, "grade: %s\n", err);
+            say(&g->fb, stderr, "grade: %s\n", err);
             return EXIT_USAGE;
         }
     }
-    const grade_config *cfg = o.config ? &config : NULL;
-    if (o.list) {
-        list_labs(cfg);
+    g->cfg = o->config ? &g->config : NULL;
+    if (o->list) {
+        list_labs(&g->lc, g->cfg);
         return EXIT_ALL_PASSED;
     }
-    if (o.from)
-        return replay_from(&o, cfg);
-    char root[PATH_MAX];
-    find_root(root, sizeof root);
-
-    if (o.gpu_info) {
+    if (o->from)
+        return replay_from(&g->fb, &g->lc, o, g->cfg);
+    find_root(g->root, sizeof g->root);
+    if (o->gpu_info) {
         devinfo d;
-        int r = probe_gpu(&d, err, sizeof err);
-        if (r != 0) {
+        if (probe_gpu(&d, err, sizeof err) != 0) {
             printf("no usable GPU: %s\n", err);
             return EXIT_NO_GPU;
         }
@@ -737,309 +774,390 @@ static int grade_main(int argc, char **argv)
         printf("GPU: %s\n", line);
         return EXIT_ALL_PASSED;
     }
+    return GO_ON;
+}
 
-    /* Which labs? */
-    const lab_spec *specs[OPT_MAX_LABS];
+/* Which labs? Those named, every one built (all), or the one built last;
+ * each with the instructor's config applied. */
+static int choose_labs(session *g)
+{
+    const grade_options *o = &g->o;
     int n = 0;
-    const char *make_target = o.solutions ? "make solutions" : NULL;
-    if (o.n_labs == 0) {
-        const lab_spec *spec = last_built(root);
+    if (o->n_labs == 0) {
+        const lab_spec *spec = last_built(g->root);
         if (!spec) {
-            say(stderr, "grade: no lab has been built yet. Build one first, for example:\n"
-                            "    make lab1 && ./grade\n");
+            say(&g->fb, stderr, "grade: no lab has been built yet. Build one first, for example:\n"
+                                "    make lab1 && ./grade\n");
             return EXIT_USAGE;
         }
-        specs[n++] = spec;
+        g->specs[n++] = spec;
     }
-    for (int i = 0; i < o.n_labs; i++) {
-        if (strcmp(o.labs[i], "all") == 0) {
+    for (int i = 0; i < o->n_labs; i++) {
+        if (strcmp(o->labs[i], "all") == 0) {
             for (int k = 0; k < lab_count && n < OPT_MAX_LABS; k++) {
                 char path[PATH_MAX + 64];
-                lib_path(path, sizeof path, root, lab_table[k], o.solutions);
+                lib_path(path, sizeof path, g->root, lab_table[k], o->solutions);
                 if (lab_table[k]->available && file_exists(path))
-                    specs[n++] = lab_table[k];
+                    g->specs[n++] = lab_table[k];
             }
             if (n == 0) {
-                say(stderr, "grade: no lab is built yet: run `make %s` first.\n",
-                        o.solutions ? "solutions" : "lab1");
+                say(&g->fb, stderr, "grade: no lab is built yet: run `make %s` first.\n",
+                    o->solutions ? "solutions" : "lab1");
                 return EXIT_USAGE;
             }
             continue;
         }
-        const lab_spec *spec = lab_find(o.labs[i]);
+        const lab_spec *spec = lab_find(o->labs[i]);
         if (!spec) {
-            say(stderr, "grade: unknown lab '%s'. The labs are lab1 .. lab%d "
-                            "(./grade --list shows them).\n",
-                    o.labs[i], lab_count);
+            say(&g->fb, stderr, "grade: unknown lab '%s'. The labs are lab1 .. lab%d "
+                                "(./grade --list shows them).\n",
+                o->labs[i], lab_count);
             return EXIT_USAGE;
         }
         if (!gradable(spec)) {
-            say(stderr, "grade: lab %d (%s) is not available yet.\n", spec->number,
-                    spec->name);
+            say(&g->fb, stderr, "grade: lab %d (%s) is not available yet.\n", spec->number,
+                spec->name);
             return EXIT_USAGE;
         }
-        specs[n++] = spec;
+        g->specs[n++] = spec;
     }
-    if (n == 1 && !gradable(specs[0])) {
-        say(stderr, "grade: lab %d (%s) is not available yet.\n", specs[0]->number,
-                specs[0]->name);
+    if (n == 1 && !gradable(g->specs[0])) {
+        say(&g->fb, stderr, "grade: lab %d (%s) is not available yet.\n", g->specs[0]->number,
+            g->specs[0]->name);
         return EXIT_USAGE;
     }
-
+    g->n = n;
     for (int i = 0; i < n; i++)
-        specs[i] = with_config(specs[i], cfg);
-    remember_asked(specs, n, &o, 1);
-    size_t used = (size_t)snprintf(autolab_zeros, sizeof autolab_zeros, "{\"scores\": {");
-    for (int i = 0; i < n && used < sizeof autolab_zeros; i++)
-        used += (size_t)snprintf(autolab_zeros + used, sizeof autolab_zeros - used,
-                                 "%s\"lab%d\": 0", i ? ", " : "", specs[i]->number);
-    if (used < sizeof autolab_zeros)
-        snprintf(autolab_zeros + used, sizeof autolab_zeros - used, "}}");
+        g->specs[i] = with_config(&g->lc, g->specs[i], g->cfg);
+    remember_asked(&g->fb, &g->lc, g->specs, n, o, 1);
+    char *zeros = g->fb.autolab_zeros;
+    const size_t size = sizeof g->fb.autolab_zeros;
+    size_t used = (size_t)snprintf(zeros, size, "{\"scores\": {");
+    for (int i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(zeros + used, size - used, "%s\"lab%d\": 0", i ? ", " : "",
+                                 g->specs[i]->number);
+    if (used < size)
+        snprintf(zeros + used, size - used, "}}");
+    return GO_ON;
+}
 
-    /* Libraries: present and complete? */
-    static char libs[OPT_MAX_LABS][PATH_MAX + 64];
-    const char *lib_names[OPT_MAX_LABS];
-    for (int i = 0; i < n; i++) {
-        char hint[64];
-        snprintf(hint, sizeof hint, "%s", make_target ? make_target : "");
-        if (!make_target)
-            snprintf(hint, sizeof hint, "make lab%d", specs[i]->number);
-        if (o.lib) {
-            if (!realpath(o.lib, libs[i])) {
-                say(stderr, "grade: cannot find the library %s: %s\n", o.lib, strerror(errno));
-                return EXIT_USAGE;
-            }
-        } else {
-            lib_path(libs[i], sizeof libs[i], root, specs[i], o.solutions);
-            if (!file_exists(libs[i])) {
-                say(stderr, "grade: %s is not built yet: run `%s` first.\n", libs[i], hint);
-                return EXIT_USAGE;
-            }
-        }
-        lib_names[i] = libs[i];
-        if (o.stage_mask >> specs[i]->n_stages) {
-            int missing = specs[i]->n_stages;
-            while (!(o.stage_mask & (1u << missing)))
-                missing++;
-            say(stderr, "grade: lab %d has stages 0 to %d; there is no stage %d.\n",
-                    specs[i]->number, specs[i]->n_stages - 1, missing);
+/* Lab i's library: built, defines every stage, and passes the contract check. */
+static int check_lab_library(session *g, int i)
+{
+    const grade_options *o = &g->o;
+    const lab_spec *spec = g->specs[i];
+    char *lib = g->libs[i];
+    const size_t lib_size = sizeof g->libs[i];
+    char hint[64];
+    if (o->solutions)
+        snprintf(hint, sizeof hint, "make solutions");
+    else
+        snprintf(hint, sizeof hint, "make lab%d", spec->number);
+    if (o->lib) {
+        if (!realpath(o->lib, lib)) {
+            say(&g->fb, stderr, "grade: cannot find the library %s: %s\n", o->lib,
+                strerror(errno));
             return EXIT_USAGE;
         }
-        if (check_library(specs[i], libs[i], hint) != 0)
-            return EXIT_FAILED;
-        char why[512];
-        int refused = policy_check(libs[i], specs[i]->forbidden_calls, why, sizeof why);
-        if (refused == POLICY_SETUP) {
-            say(stdout, "grade: cannot check %s: %s.\nNothing was graded.\n", libs[i], why);
-            return EXIT_FAILED;
-        }
-        if (refused != 0) {
-            say(stdout, "grade: %s is REJECTED: %s\nNothing was graded.\n", libs[i], why);
-            return EXIT_FAILED;
+    } else {
+        lib_path(lib, lib_size, g->root, spec, o->solutions);
+        if (!file_exists(lib)) {
+            say(&g->fb, stderr, "grade: %s is not built yet: run `%s` first.\n", lib, hint);
+            return EXIT_USAGE;
         }
     }
-
-    /* Is there a GPU? Asked in a child. */
-    devinfo dev;
-    if (probe_gpu(&dev, err, sizeof err) != 0) {
-        say(stdout, "grade: no usable CUDA GPU: %s.\n"
-               "Nothing was graded. The grader needs an NVIDIA GPU (compute capability 7.5 or "
-               "newer) and its driver; `nvidia-smi` should list it.\n",
-               err);
-        return EXIT_NO_GPU;
+    g->lib_names[i] = lib;
+    if (o->stage_mask >> spec->n_stages) {
+        int missing = spec->n_stages;
+        while (!(o->stage_mask & (1u << missing)))
+            missing++;
+        say(&g->fb, stderr, "grade: lab %d has stages 0 to %d; there is no stage %d.\n",
+            spec->number, spec->n_stages - 1, missing);
+        return EXIT_USAGE;
     }
-    unsigned gated[OPT_MAX_LABS] = {0};
-    int n_gated = 0;
-    for (int i = 0; i < n; i++) {
-        gated[i] = gate_by_capability(specs[i], &dev);
-        if (o.stage_mask)
-            gated[i] &= o.stage_mask;
-        n_gated += gated[i] != 0;
-    }
-    if (n_gated) /* what a payload written without a grade may count: not those stages */
-        remember_asked(specs, n, &o, 1);
-    if (!o.seed_given && rng_os_seed(&o.seed) != 0) {
-        say(stderr, "grade: cannot read a random seed from the system: %s\n",
-                strerror(errno));
+    if (check_library(&g->fb, spec, lib, hint) != 0)
+        return EXIT_FAILED;
+    char why[512];
+    int refused = policy_check(lib, spec->forbidden_calls, why, sizeof why);
+    if (refused == POLICY_SETUP) {
+        say(&g->fb, stdout, "grade: cannot check %s: %s.\nNothing was graded.\n", lib, why);
         return EXIT_FAILED;
     }
-    char line[512];
-    devinfo_format(&dev, line, sizeof line);
-    if (o.profile_once) {
+    if (refused != 0) {
+        say(&g->fb, stdout, "grade: %s is REJECTED: %s\nNothing was graded.\n", lib, why);
+        return EXIT_FAILED;
+    }
+    return GO_ON;
+}
+
+/* Is there a GPU (asked in a child), and which stages can it grade? Then the
+ * seed. */
+static int probe_device(session *g)
+{
+    grade_options *o = &g->o;
+    char err[512];
+    if (probe_gpu(&g->dev, err, sizeof err) != 0) {
+        say(&g->fb, stdout, "grade: no usable CUDA GPU: %s.\n"
+                            "Nothing was graded. The grader needs an NVIDIA GPU (compute "
+                            "capability 7.5 or newer) and its driver; `nvidia-smi` should list "
+                            "it.\n",
+            err);
+        return EXIT_NO_GPU;
+    }
+    for (int i = 0; i < g->n; i++) {
+        g->gated[i] = gate_by_capability(&g->lc, g->specs[i], &g->dev);
+        if (o->stage_mask)
+            g->gated[i] &= o->stage_mask;
+        g->n_gated += g->gated[i] != 0;
+    }
+    if (g->n_gated) /* what a payload written without a grade may count: not those stages */
+        remember_asked(&g->fb, &g->lc, g->specs, g->n, o, 1);
+    if (!o->seed_given && rng_os_seed(&o->seed) != 0) {
+        say(&g->fb, stderr, "grade: cannot read a random seed from the system: %s\n",
+            strerror(errno));
+        return EXIT_FAILED;
+    }
+    devinfo_format(&g->dev, g->dev_line, sizeof g->dev_line);
+    return GO_ON;
+}
+
+/* --profile-once and --sanitize: the stages run, not graded. */
+static int run_ungraded(session *g)
+{
+    const grade_options *o = &g->o;
+    if (o->profile_once) {
         char msg[VERDICT_MSG + 64];
-        int rc = runner_run_once(specs[0], libs[0], o.stage, o.seed, msg, sizeof msg);
+        int rc = runner_run_once(g->specs[0], g->libs[0], o->stage, o->seed, msg, sizeof msg);
         printf("%s\n", msg);
         return rc == 0 ? EXIT_ALL_PASSED : EXIT_FAILED;
     }
-    if (o.sanitize) {
-        printf("CUDA Labs grader, --sanitize\n  GPU:  %s\n  seed: 0x%llx\n", line,
-               (unsigned long long)o.seed);
+    if (o->sanitize) {
+        printf("CUDA Labs grader, --sanitize\n  GPU:  %s\n  seed: 0x%llx\n", g->dev_line,
+               (unsigned long long)o->seed);
         int worst = EXIT_ALL_PASSED;
-        for (int i = 0; i < n; i++) {
-            int rc = sanitize_lab(specs[i], libs[i], o.stage_mask, o.seed);
+        for (int i = 0; i < g->n; i++) {
+            int rc = sanitize_lab(g->specs[i], g->libs[i], o->stage_mask, o->seed);
             if (rc != 0)
                 worst = rc == SANITIZE_NO_TOOL ? EXIT_USAGE : EXIT_FAILED;
         }
         return worst;
     }
-    printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n", line,
-           (unsigned long long)o.seed, (unsigned long long)o.seed);
-    /* The grading children's seccomp filter (grader/sandbox.h): said only
-     * when it is off. Under compute-sanitizer it is never installed. */
-    int sandboxed = !o.under_sanitizer && !sandbox_disabled();
-    if (!o.under_sanitizer && !sandboxed)
+    return GO_ON;
+}
+
+/* The run's header, and the grading children's seccomp filter
+ * (grader/sandbox.h): said only when it is off. Under compute-sanitizer it
+ * is never installed. */
+static void print_header(session *g)
+{
+    const grade_options *o = &g->o;
+    printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n",
+           g->dev_line, (unsigned long long)o->seed, (unsigned long long)o->seed);
+    g->sandboxed = !o->under_sanitizer && !sandbox_disabled();
+    if (!o->under_sanitizer && !g->sandboxed)
         printf("  sandbox: OFF (CUDA_LABS_NO_SANDBOX is set): a submission could tamper with "
                "the grader; for debugging only, not a grade\n");
     char sandbox_err[200];
-    if (sandboxed && sandbox_probe(sandbox_err, sizeof sandbox_err) != 0) {
+    if (g->sandboxed && sandbox_probe(sandbox_err, sizeof sandbox_err) != 0) {
         printf("  sandbox: not available on this system (%s): grading goes on without it\n",
                sandbox_err);
-        sandboxed = 0;
+        g->sandboxed = 0;
     }
-    if (sandboxed) /* the children's memory, and this process's, closed to each other */
+    if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
 
-    lab_results *res = results_map(n);
-    if (!res) {
-        say(stderr, "grade: cannot map the results page: %s\n", strerror(errno));
+/* The results page, and one Check suite per lab in one runner. */
+static int build_suites(session *g)
+{
+    const grade_options *o = &g->o;
+    g->res = results_map(g->n);
+    if (!g->res) {
+        say(&g->fb, stderr, "grade: cannot map the results page: %s\n", strerror(errno));
         return EXIT_FAILED;
     }
-    for (int i = 0; i < n; i++)
-        not_available(specs[i], &res[i], gated[i], &dev);
-    static grade_run runs[OPT_MAX_LABS];
-    SRunner *sr = NULL;
-    for (int i = 0; i < n; i++) {
-        grade_run *run = &runs[i];
-        run->spec = specs[i];
-        run->res = &res[i];
-        run->res->lab = specs[i]->number;
-        snprintf(run->lib, sizeof run->lib, "%s", libs[i]);
-        run->seed = o.seed;
-        run->reps = o.reps;
-        run->stage_mask = o.stage_mask;
-        run->graded = graded_mask(specs[i]);
-        run->quick = o.quick;
-        run->plain_buffers = o.under_sanitizer;
-        run->sandbox = sandboxed;
+    for (int i = 0; i < g->n; i++)
+        not_available(g->specs[i], &g->res[i], g->gated[i], &g->dev);
+    for (int i = 0; i < g->n; i++) {
+        grade_run *run = &g->runs[i];
+        run->spec = g->specs[i];
+        run->res = &g->res[i];
+        run->res->lab = g->specs[i]->number;
+        snprintf(run->lib, sizeof run->lib, "%s", g->libs[i]);
+        run->seed = o->seed;
+        run->reps = o->reps;
+        run->stage_mask = o->stage_mask;
+        run->graded = graded_mask(&g->lc, g->specs[i]);
+        run->quick = o->quick;
+        run->plain_buffers = o->under_sanitizer;
+        run->sandbox = g->sandboxed;
         Suite *s = runner_suite(run, live_line);
-        if (!sr)
-            sr = runner = srunner_create(s);
+        if (!g->sr)
+            g->sr = live_runner = srunner_create(s);
         else
-            srunner_add_suite(sr, s);
+            srunner_add_suite(g->sr, s);
     }
-    srunner_set_fork_status(sr, CK_FORK);
+    srunner_set_fork_status(g->sr, CK_FORK);
     own_check_settings();
-    char out_dir[] = "/tmp/cudalabs-output-XXXXXX";
-    if (mkdtemp(out_dir))
-        runner_set_output_dir(out_dir);
-
-    for (int i = 0; i < n; i++) {
-        printf("\nlab %d (%s): %s\n", specs[i]->number, specs[i]->name, libs[i]);
+    snprintf(g->out_dir, sizeof g->out_dir, "/tmp/cudalabs-output-XXXXXX");
+    if (mkdtemp(g->out_dir))
+        runner_set_output_dir(g->out_dir);
+    for (int i = 0; i < g->n; i++) {
+        printf("\nlab %d (%s): %s\n", g->specs[i]->number, g->specs[i]->name, g->libs[i]);
         fflush(stdout);
     }
-    struct timespec started;
-    clock_gettime(CLOCK_MONOTONIC, &started);
-    double preparing = 0; /* seconds making and releasing inputs: not in elapsed_s */
-    progress_start(runs, n);
-    /* Lab by lab: its inputs and expected outputs are made here (no CUDA)
-     * just before its tests, shared by its children through fork, and
-     * released right after, so that no child is forked from (and no moment
-     * holds) the data of every lab. Meanwhile the library's machine code is
-     * read for the technique check; the pipe stays open until the lab's
-     * children have run. One runner holds every suite and adds up the
-     * tests of each srunner_run. */
-    static sass_read sass[OPT_MAX_LABS];
-    for (int i = 0; i < n; i++) {
+    return GO_ON;
+}
+
+/* Lab by lab: its inputs and expected outputs are made here (no CUDA) just
+ * before its tests, shared by its children through fork, and released right
+ * after, so that no child is forked from (and no moment holds) the data of
+ * every lab. Meanwhile the library's machine code is read for the technique
+ * check; the pipe stays open until the lab's children have run. One runner
+ * holds every suite and adds up the tests of each srunner_run. */
+static int run_suites(session *g)
+{
+    const grade_options *o = &g->o;
+    clock_gettime(CLOCK_MONOTONIC, &g->started);
+    progress_start(g->runs, g->n);
+    for (int i = 0; i < g->n; i++) {
+        const lab_spec *spec = g->specs[i];
         double t0 = tm_now();
-        sass_begin(&sass[i], specs[i], libs[i]);
+        sass_begin(&g->sass[i], spec, g->libs[i]);
         tm_start(TM_INPUTS);
-        for (int size = 0; specs[i]->pregenerate && size < specs[i]->n_sizes; size++)
-            if (size_graded(specs[i], size, &o) &&
-                specs[i]->pregenerate(size, runner_size_seed(o.seed, 0, size),
-                                      size == specs[i]->bench_size ? 2 : 1) != 0) {
+        for (int size = 0; spec->pregenerate && size < spec->n_sizes; size++)
+            if (size_graded(spec, size, o) &&
+                spec->pregenerate(size, runner_size_seed(o->seed, 0, size),
+                                  size == spec->bench_size ? 2 : 1) != 0) {
                 progress_stop();
-                say(stderr, "grade: out of host memory for the inputs of lab %d\n",
-                        specs[i]->number);
+                say(&g->fb, stderr, "grade: out of host memory for the inputs of lab %d\n",
+                    spec->number);
                 return EXIT_FAILED;
             }
         results_open(); /* the parent's: writable, kept so */
-        tm_totals(res[i].parent_tm);
-        preparing += tm_now() - t0;
+        tm_totals(g->res[i].parent_tm);
+        g->preparing += tm_now() - t0;
         runner_start_clock();
-        srunner_run(sr, runs[i].suite, NULL, CK_SILENT);
+        srunner_run(g->sr, g->runs[i].suite, NULL, CK_SILENT);
         t0 = tm_now();
-        sass_end(&sass[i]);
-        for (int size = 0; specs[i]->release && size < specs[i]->n_sizes; size++)
-            specs[i]->release(size);
-        preparing += tm_now() - t0;
+        sass_end(&g->sass[i]);
+        for (int size = 0; spec->release && size < spec->n_sizes; size++)
+            spec->release(size);
+        g->preparing += tm_now() - t0;
     }
     progress_stop();
+    return GO_ON;
+}
 
-    int n_run = srunner_ntests_run(sr);
-    rmdir(out_dir);
+/* After the tests: the checks that can still demote a pass (faults settled,
+ * compute-sanitizer, the technique), then lab i's scoreboard. Adds its points
+ * to *got and *max; returns its failed tests. */
+static int check_and_report(session *g, int i, int *got, int *max)
+{
+    const grade_options *o = &g->o;
+    const lab_spec *spec = g->specs[i];
+    lab_results *res = &g->res[i];
+    char *techniques = NULL;
+    double t0 = tm_now();
+    runner_settle_faults(spec, res);
+    sanitizer_check(spec, res, g->libs[i], sanitizer_mask(&g->lc, spec), o->seed);
+    technique_check(spec, res, &g->sass[i], technique_mask(&g->lc, spec), &techniques);
+    res->after_wall = tm_now() - t0;
+    printf("\nlab %d (%s)", spec->number, spec->name);
+    report_table(stdout, spec, res);
+    report_failures(stdout, spec, res, o->seed, o->solutions, o->lib);
+    if (techniques)
+        fputs(techniques, stdout);
+    free(techniques);
+    if (o->timings)
+        report_timings(stdout, spec, res);
+    int lab_got, lab_max;
+    report_score(spec, res, &lab_got, &lab_max);
+    *got += lab_got;
+    *max += lab_max;
+    return report_failed_tests(spec, res);
+}
+
+/* Every lab's scoreboard, the output files, the summary line (from the same
+ * final records, so it agrees with the scoreboards) and the score. */
+static int report_run(session *g)
+{
+    const grade_options *o = &g->o;
+    int n_run = srunner_ntests_run(g->sr);
+    rmdir(g->out_dir);
     int got_all = 0, max_all = 0, failed = 0;
-    for (int i = 0; i < n; i++) {
-        char *techniques = NULL;
-        int k = specs[i]->number - 1;
-        double t0 = tm_now();
-        runner_settle_faults(specs[i], &res[i]);
-        sanitizer_check(specs[i], &res[i], libs[i], k >= 0 && k < 16 ? effective_sanitizer[k] : NULL,
-                        o.seed);
-        technique_check(specs[i], &res[i], &sass[i],
-                        k >= 0 && k < 16 ? effective_technique[k] : NULL, &techniques);
-        res[i].after_wall = tm_now() - t0;
-        printf("\nlab %d (%s)", specs[i]->number, specs[i]->name);
-        report_table(stdout, specs[i], &res[i]);
-        report_failures(stdout, specs[i], &res[i], o.seed, o.solutions, o.lib);
-        if (techniques)
-            fputs(techniques, stdout);
-        free(techniques);
-        if (o.timings)
-            report_timings(stdout, specs[i], &res[i]);
-        int got, max;
-        report_score(specs[i], &res[i], &got, &max);
-        got_all += got;
-        max_all += max;
-        failed += report_failed_tests(specs[i], &res[i]);
-    }
+    for (int i = 0; i < g->n; i++)
+        failed += check_and_report(g, i, &got_all, &max_all);
     struct timespec ended;
     clock_gettime(CLOCK_MONOTONIC, &ended);
-    double elapsed_s = (double)(ended.tv_sec - started.tv_sec) +
-                       1e-9 * (double)(ended.tv_nsec - started.tv_nsec) - preparing;
-    run_summary summary = {specs, res, n, &dev, o.seed, elapsed_s, root};
-    failed += write_outputs(&o, &summary, lib_names);
+    double elapsed_s = (double)(ended.tv_sec - g->started.tv_sec) +
+                       1e-9 * (double)(ended.tv_nsec - g->started.tv_nsec) - g->preparing;
+    run_summary summary = {g->specs, g->res, g->n, &g->dev, o->seed, elapsed_s, g->root};
+    failed += write_outputs(&g->fb, o, &summary, g->lib_names);
     printf("\n");
-    if (o.quick)
+    if (o->quick)
         printf("--quick: small sizes only and nothing timed; this is not a grade.\n");
-    srunner_print(sr, CK_MINIMAL);
+    decide_tally tally;
+    decide_summary(g->res, g->n, &tally);
+    char line[128];
+    decide_summary_line(&tally, line, sizeof line);
+    printf("%s\n", line);
     printf("Score: %d/%d\n", got_all, max_all);
-    if (o.autolab) {
+    if (o->autolab) {
         format_autolab(stdout, &summary);
-        autolab_written = 1;
+        g->fb.autolab_written = 1;
     }
-    int ck_failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    results_unmap(res, n);
-    if (n_run == 0 && n_gated) {
-        say(stdout, "grade: this GPU cannot run the stages asked for (see NOT AVAILABLE "
-                    "above), so nothing was graded.\n");
+    srunner_free(g->sr);
+    results_unmap(g->res, g->n);
+    if (n_run == 0 && g->n_gated) {
+        say(&g->fb, stdout, "grade: this GPU cannot run the stages asked for (see NOT AVAILABLE "
+                            "above), so nothing was graded.\n");
         return EXIT_NO_GPU;
     }
     if (n_run == 0) {
-        say(stdout, "grade: no test ran, so nothing was graded.\n");
+        say(&g->fb, stdout, "grade: no test ran, so nothing was graded.\n");
         return EXIT_FAILED;
     }
-    return failed == 0 && ck_failed == 0 ? EXIT_ALL_PASSED : EXIT_FAILED;
+    return failed == 0 && tally.failures + tally.errors == 0 ? EXIT_ALL_PASSED : EXIT_FAILED;
+}
+
+static int grade_main(session *g, int argc, char **argv)
+{
+    char err[512];
+    if (options_parse(argc, argv, &g->o, err, sizeof err) != 0) {
+        say(&g->fb, stderr, "grade: %s\n", err);
+        return EXIT_USAGE;
+    }
+    int rc = without_labs(g);
+    if (rc == GO_ON)
+        rc = choose_labs(g);
+    for (int i = 0; rc == GO_ON && i < g->n; i++)
+        rc = check_lab_library(g, i);
+    if (rc == GO_ON)
+        rc = probe_device(g);
+    if (rc == GO_ON)
+        rc = run_ungraded(g);
+    if (rc != GO_ON)
+        return rc;
+    print_header(g);
+    rc = build_suites(g);
+    if (rc == GO_ON)
+        rc = run_suites(g);
+    return rc == GO_ON ? report_run(g) : rc;
 }
 
 int main(int argc, char **argv)
 {
-    int rc = grade_main(argc, argv);
-    if (gradescope_path && !gradescope_written)
-        format_gradescope_fallback(gradescope_path, rc, said);
-    if (classroom_wanted && !classroom_written) /* the reporter needs a payload, always */
-        format_classroom_fallback(rc, said, asked_names[0] ? asked_names : "grading", asked_max);
-    if (autolab_wanted && !autolab_written) /* Autolab reads the last line, always */
-        printf("%s\n", autolab_zeros);
+    static session g; /* large: not on the stack */
+    snprintf(g.fb.autolab_zeros, sizeof g.fb.autolab_zeros, "{\"scores\": {}}");
+    int rc = grade_main(&g, argc, argv);
+    const fallback *fb = &g.fb;
+    if (fb->gradescope_path && !fb->gradescope_written)
+        format_gradescope_fallback(fb->gradescope_path, rc, fb->said);
+    if (fb->classroom_wanted && !fb->classroom_written) /* the reporter needs a payload, always */
+        format_classroom_fallback(rc, fb->said, fb->asked_names[0] ? fb->asked_names : "grading",
+                                  fb->asked_max);
+    if (fb->autolab_wanted && !fb->autolab_written) /* Autolab reads the last line, always */
+        printf("%s\n", fb->autolab_zeros);
     return rc;
 }

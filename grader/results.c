@@ -3,7 +3,6 @@
 
 #include <errno.h>
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,65 +147,6 @@ int results_test_max(const lab_spec *spec, int stage, int kind, const test_recor
 int results_points(const lab_spec *spec, int stage, int kind, const test_record *t)
 {
     return t->graded && t->v == V_PASS ? results_max_points(spec, stage, kind) : 0;
-}
-
-static const char *phase_text(int phase)
-{
-    switch (phase) {
-    case PHASE_LOAD: return "loading the lab library";
-    case PHASE_SETUP: return "setting up the data";
-    case PHASE_RUN: return "running the stage";
-    case PHASE_CHECK: return "checking the output";
-    case PHASE_TIMING: return "timing the stage";
-    default: return "starting";
-    }
-}
-
-void results_merge_check(test_record *t, int ck_failed, const char *ck_msg, double timeout_s,
-                         const char *size_text)
-{
-    if (t->state == STATE_FINISHED)
-        return; /* the grader's own verdict stands */
-    char where[160];
-    if (size_text && *size_text)
-        snprintf(where, sizeof where, "while %s at %s", phase_text(t->phase), size_text);
-    else
-        snprintf(where, sizeof where, "while %s", phase_text(t->phase));
-    const char *m = ck_msg ? ck_msg : "";
-    int sig = 0, status = 0;
-    if (strstr(m, "timeout")) {
-        t->v = V_TIMEOUT;
-        snprintf(t->msg, sizeof t->msg,
-                 "killed after %.0f s, the time limit for this stage, %s. A kernel that never "
-                 "finishes (a loop whose bound is wrong, __syncthreads() inside a branch not all "
-                 "threads take) or a host loop that never ends looks like this.",
-                 timeout_s, where);
-    } else if (sscanf(m, "Received signal %d", &sig) == 1 && sig == SIGSYS) {
-        /* The sandbox's SIGSYS, with the grader's handler replaced, blocked or
-         * ignored: the kernel ended the process itself. */
-        t->v = V_REJECTED;
-        snprintf(t->msg, sizeof t->msg,
-                 "it made a system call the grader refuses, and the process was killed by "
-                 "signal %d (%s) %s, with the grader's handler for it taken away. A stage may "
-                 "only launch its work on the GPU.",
-                 sig, strsignal(sig), where);
-    } else if (sscanf(m, "Received signal %d", &sig) == 1) {
-        t->v = V_CRASH;
-        snprintf(t->msg, sizeof t->msg,
-                 "the process died of signal %d (%s) %s. On the host side this is usually a bad "
-                 "pointer: a device pointer dereferenced on the CPU, or an array overrun.",
-                 sig, strsignal(sig), where);
-    } else if (sscanf(m, "Early exit with return value %d", &status) == 1 || !ck_failed) {
-        t->v = V_EARLY_EXIT;
-        snprintf(t->msg, sizeof t->msg,
-                 "the process exited (status %d) %s, before the grader finished: a stage must "
-                 "return, never call exit().",
-                 status, where);
-    } else {
-        t->v = V_CRASH;
-        snprintf(t->msg, sizeof t->msg, "the test stopped %s: %s", where, m);
-    }
-    t->state = STATE_FINISHED;
 }
 
 void results_merge_names(char *list, size_t n, const char *names)

@@ -29,6 +29,9 @@ typedef struct test_record {
      * (its code may have caused it); the parent then decides whose it is. */
     int after_library;
     int fault;   /* SETUP ERROR only: enum setup_fault, decided by the parent */
+    /* Parent only: Check's result type for the test (CK_PASS, CK_FAILURE,
+     * CK_ERROR; 0 when Check did not run it), for decide_summary. */
+    int check_result;
     verdict v;
     int size;    /* size index being worked on (or that failed), -1 = none */
     int phase;   /* enum test_phase */
@@ -104,10 +107,5 @@ int results_max_points(const lab_spec *spec, int stage, int kind);
 /* What test t can earn: its stage's points, or none when this GPU could not
  * grade it (NOT AVAILABLE), whatever table or config is applied later. */
 int results_test_max(const lab_spec *spec, int stage, int kind, const test_record *t);
-
-/* Folds what Check saw (its result type and message) into a record whose child
- * did not finish on its own: a timeout, a signal, an early exit. Pure. */
-void results_merge_check(test_record *t, int ck_failed, const char *ck_msg, double timeout_s,
-                         const char *size_text);
 
 #endif

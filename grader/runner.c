@@ -19,6 +19,7 @@
 #include "../common/stats.h"
 #include "../common/timing.h"
 #include "ceiling.h"
+#include "decide.h"
 #include "gbuf.h"
 #include "launch_trace.h"
 #include "options.h"
@@ -500,9 +501,9 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
      * every pair on one side of them is enough. */
     if (!clearly_one_side(k, ceiling_ms, stage_ms, impossible_over, sanity))
         return 0;
-    int below = 1, above = 1; /* TIMING ANOMALY: wall > 1.5 event + 1 ms (timing_sane) */
+    int below = 1, above = 1; /* TIMING ANOMALY: wall beyond decide_anomaly_bound */
     for (int i = 0; i < k; i++) {
-        double bound = 1.5 * stage_ms[i] + 1.0;
+        double bound = decide_anomaly_bound(stage_ms[i]);
         below &= wall_ms[i] * (1.0 + sanity) <= bound;
         above &= wall_ms[i] > bound * (1.0 + sanity);
     }
@@ -636,34 +637,16 @@ static void summarise(grade_run *run, test_record *rec, timed_fn *f, int nf, int
     results_close();
 }
 
-/* Event time far below wall time means work ran where the events did not see
- * it (another stream, a host thread); a speed above the ceiling cannot be. */
+/* The measurement in rec believable? (decide_timing) 0, or -1 with *out filled. */
 static int timing_sane(grade_run *run, int rec_stage, const test_record *rec, check_outcome *out)
 {
-    const lab_spec *spec = run->spec;
-    if (rec->wall_ms > 1.5 * rec->median_ms + 1.0) {
-        out->v = V_TIMING_ANOMALY;
-        snprintf(out->msg, sizeof out->msg,
-                 "the stage took %.3f ms by the clock but only %.3f ms by CUDA events on the "
-                 "grader's stream: work seems to run elsewhere (another stream, a host thread). "
-                 "Launch every kernel on the stream you are given.",
-                 rec->wall_ms, rec->median_ms);
-        return -1;
-    }
-    const double over = lab_impossible_over(spec);
-    if (rec->throughput > over * rec->ceiling_throughput) {
-        out->v = V_IMPOSSIBLE;
-        char times[32] = ""; /* "2.5 times ", where the lab allows more than noise */
-        if (over > 1.10)
-            snprintf(times, sizeof times, "%.1f times ", over);
-        snprintf(out->msg, sizeof out->msg,
-                 "%.0f %s is more than %sthe %s ceiling measured in the same run (%.0f %s): the "
-                 "stage cannot be doing all of its work",
-                 rec->throughput, spec->unit, times, lab_ceiling_name(spec, rec_stage),
-                 rec->ceiling_throughput, spec->unit);
-        return -1;
-    }
-    return 0;
+    char msg[sizeof out->msg];
+    verdict v = decide_timing(run->spec, rec_stage, rec, msg, sizeof msg);
+    if (v == V_PASS)
+        return 0;
+    out->v = v;
+    snprintf(out->msg, sizeof out->msg, "%s", msg);
+    return -1;
 }
 
 /* ---- the tests ---- */
@@ -745,12 +728,9 @@ static void perf_body(grade_run *run, int stage)
     rec->min_speedup = st->min_speedup;
     rec->min_ceiling = st->min_ceiling;
     results_close();
-    if (corr->state != STATE_FINISHED)
-        finish(rec, V_SKIPPED, "not timed: the correctness test of stage %d did not finish",
-               stage);
-    if (corr->v != V_PASS)
-        finish(rec, V_SKIPPED, "not timed: stage %d is not correct yet (%s)", stage,
-               verdict_name(corr->v));
+    char msg[VERDICT_MSG];
+    if (decide_perf_start(corr, stage, msg, sizeof msg) != V_PASS)
+        finish(rec, V_SKIPPED, "%s", msg);
 
     timed_fn *f = alloc_timed(MAX_TIMED, run->reps);
     if (!f)
@@ -822,31 +802,8 @@ static void perf_body(grade_run *run, int stage)
     if (timing_sane(run, stage, rec, &out) != 0)
         finish_outcome(rec, &out);
     spec->teardown(ctx);
-    if (rec->speedup < st->min_speedup)
-        finish(rec, V_SLOW,
-               "%.2fx over stage %d (%s); this stage needs %.2fx. It runs at %.0f %s, %.0f%% of "
-               "%s.",
-               rec->speedup, rec->base, spec->stages[rec->base].title, st->min_speedup,
-               rec->throughput, spec->unit, rec->pct_ceiling, lab_ceiling_name(spec, stage));
-    if (st->n_base == 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
-        finish(rec, V_SLOW, "%.0f%% of %s (%.0f %s); this stage needs %.0f%%", rec->pct_ceiling,
-               lab_ceiling_name(spec, stage), rec->throughput, spec->unit,
-               100.0 * st->min_ceiling);
-    if (st->n_base == 0)
-        finish(rec, V_PASS, "%.0f%% of %s (needs %.0f%%)", rec->pct_ceiling,
-               lab_ceiling_name(spec, stage), 100.0 * st->min_ceiling);
-    if (st->min_ceiling > 0 && rec->pct_ceiling < 100.0 * st->min_ceiling)
-        finish(rec, V_SLOW,
-               "%.0f%% of %s (%.0f %s); this stage needs %.0f%% as well as %.2fx over stage %d "
-               "(it has %.2fx)",
-               rec->pct_ceiling, lab_ceiling_name(spec, stage), rec->throughput, spec->unit,
-               100.0 * st->min_ceiling, st->min_speedup, rec->base, rec->speedup);
-    if (st->min_ceiling > 0)
-        finish(rec, V_PASS, "%.2fx over stage %d (needs %.2fx) and %.0f%% of %s (needs %.0f%%)",
-               rec->speedup, rec->base, st->min_speedup, rec->pct_ceiling, lab_ceiling_name(spec, stage),
-               100.0 * st->min_ceiling);
-    finish(rec, V_PASS, "%.2fx over stage %d (needs %.2fx)", rec->speedup, rec->base,
-           st->min_speedup);
+    verdict v = decide_speed(spec, stage, rec, msg, sizeof msg);
+    finish(rec, v, "%s", msg);
 }
 
 /* Check passes the loop index; it encodes the run and the stage. */

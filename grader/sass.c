@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decide.h"
 #include "proc.h"
 #include "toolkit.h"
 #include "verdict.h"
@@ -287,15 +288,8 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
         test_record *rec = &res->t[s][kind];
         if (rec->v != V_PASS)
             continue;
-        char names[sizeof rec->kernels];
-        snprintf(names, sizeof names, "%s", res->t[s][TEST_CORRECT].kernels);
         results_open(); /* the grader's parent: the records stay writable for it */
-        rec->v = V_NO_TECHNIQUE;
-        snprintf(rec->msg, sizeof rec->msg,
-                 "correct, but its kernels have no %s, and this course requires the technique "
-                 "of this stage (cuobjdump -sass build/lab%d.so shows their code)",
-                 missing[s]->text, spec->number);
-        failed++;
+        failed += decide_no_technique(rec, spec->number, missing[s]->text);
     }
     return failed;
 }

@@ -140,6 +140,17 @@ START_TEST(not_a_library)
 {
     ck_assert_int_eq(grade(NULL, "lab1", "--lib", "Makefile", NULL), 1);
     HAS("is not a 64-bit little-endian ELF file");
+    /* A library without one of the lab's functions: said, and carried by the
+     * Gradescope results that grading never started. */
+    const char *json = "/tmp/cudalabs-nofunction-results.json";
+    unlink(json);
+    ck_assert_int_eq(grade(NULL, "lab1", "--lib", "build/lab2.so", "--gradescope", json, NULL), 1);
+    HAS("build/lab2.so has no function transpose_");
+    char doc[8192];
+    ck_assert_int_eq(read_text(json, doc, sizeof doc), 0);
+    unlink(json);
+    ck_assert(json_balanced(doc));
+    ck_assert_ptr_nonnull(strstr(doc, "has no function transpose_"));
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../ceiling.h"
+#include "../decide.h"
 #include "../results.h"
 #include "../runner.h"
 #include "tests.h"
@@ -46,7 +47,7 @@ END_TEST
 START_TEST(timeout_names_size_and_limit)
 {
     test_record t = running(PHASE_RUN, 3);
-    results_merge_check(&t, 1, "Test timeout expired", 40, "1000 x 1003");
+    decide_after_check(&t, CK_FAILURE, "Test timeout expired", 40, "1000 x 1003");
     ck_assert_int_eq(t.v, V_TIMEOUT);
     ck_assert_int_eq(t.state, STATE_FINISHED);
     ck_assert_ptr_nonnull(strstr(t.msg, "40 s"));
@@ -58,7 +59,7 @@ END_TEST
 START_TEST(signal_is_named)
 {
     test_record t = running(PHASE_CHECK, 0);
-    results_merge_check(&t, 1, "Received signal 11 (Segmentation fault)", 40, "1 x 1");
+    decide_after_check(&t, CK_FAILURE, "Received signal 11 (Segmentation fault)", 40, "1 x 1");
     ck_assert_int_eq(t.v, V_CRASH);
     ck_assert_ptr_nonnull(strstr(t.msg, "signal 11"));
     ck_assert_ptr_nonnull(strstr(t.msg, "Segmentation fault"));
@@ -68,12 +69,12 @@ END_TEST
 START_TEST(early_exit)
 {
     test_record t = running(PHASE_RUN, 2);
-    results_merge_check(&t, 1, "Early exit with return value 0", 40, "1 x 4097");
+    decide_after_check(&t, CK_FAILURE, "Early exit with return value 0", 40, "1 x 4097");
     ck_assert_int_eq(t.v, V_EARLY_EXIT);
     ck_assert_ptr_nonnull(strstr(t.msg, "exit()"));
     /* A pass that the grader never recorded is an early exit too. */
     test_record u = running(PHASE_RUN, 2);
-    results_merge_check(&u, 0, "Passed", 40, "");
+    decide_after_check(&u, CK_PASS, "Passed", 40, "");
     ck_assert_int_eq(u.v, V_EARLY_EXIT);
 }
 END_TEST
@@ -84,7 +85,7 @@ START_TEST(finished_record_stands)
     t.state = STATE_FINISHED;
     t.v = V_WRONG;
     strcpy(t.msg, "mine");
-    results_merge_check(&t, 1, "Test timeout expired", 40, "");
+    decide_after_check(&t, CK_FAILURE, "Test timeout expired", 40, "");
     ck_assert_int_eq(t.v, V_WRONG);
     ck_assert_str_eq(t.msg, "mine");
 }
@@ -229,7 +230,7 @@ START_TEST(sigsys_is_rejected)
     test_record t;
     memset(&t, 0, sizeof t);
     t.phase = PHASE_RUN;
-    results_merge_check(&t, 1, "Received signal 31 (Bad system call)", 10, "1x1");
+    decide_after_check(&t, CK_FAILURE, "Received signal 31 (Bad system call)", 10, "1x1");
     ck_assert_int_eq(t.v, V_REJECTED);
     ck_assert_str_eq(verdict_name(t.v), "REJECTED");
     ck_assert_ptr_nonnull(strstr(t.msg, "system call the grader refuses"));

@@ -1,7 +1,10 @@
-/* fixtures.c: results made by hand, shared by the report and format tests. */
+/* fixtures.c: results made by hand, shared by the report and format tests,
+ * and Check's summary line of a run. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../json.h"
 #include "tests.h"
@@ -152,5 +155,22 @@ void test_skip(const char *why)
     FILE *f = path && *path ? fopen(path, "a") : NULL;
     ck_assert_msg(f != NULL, "skipped, with nowhere to record it (CUDA_LABS_TEST_SKIPS): %s", why);
     fprintf(f, "%.*s\n", (int)strcspn(why, "\n"), why);
+    fclose(f);
+}
+
+void check_summary_text(SRunner *sr, char *buf, size_t n)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fileno(f), STDOUT_FILENO);
+    srunner_print(sr, CK_MINIMAL);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    rewind(f);
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
     fclose(f);
 }

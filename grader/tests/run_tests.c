@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, make_compare_suite());
     srunner_add_suite(sr, make_options_suite());
     srunner_add_suite(sr, make_results_suite());
+    srunner_add_suite(sr, make_decide_suite());
     srunner_add_suite(sr, make_report_suite());
     srunner_add_suite(sr, make_formats_suite());
     srunner_add_suite(sr, make_config_suite());

@@ -10,6 +10,7 @@ Suite *make_stats_suite(void);
 Suite *make_compare_suite(void);
 Suite *make_options_suite(void);
 Suite *make_results_suite(void);
+Suite *make_decide_suite(void);   /* every verdict the grader decides, each branch */
 Suite *make_report_suite(void);
 Suite *make_elfsym_suite(void);
 Suite *make_sandbox_suite(void);  /* full RELRO, and the grading child's seccomp filter */
@@ -54,6 +55,8 @@ Suite *make_platforms_suite(void); /* Classroom, --from, make autolab and bench,
 /* A made-up lab 1 run: stages 0, 1 correct; 3 correct and fast; 4 correct and
  * too slow; 5 wrong, its speed skipped. 40 of 70 points. */
 void fixture_results(lab_results *r);
+/* What srunner_print(sr, CK_MINIMAL) writes on stdout (cut at n - 1 bytes). */
+void check_summary_text(SRunner *sr, char *buf, size_t n);
 /* Removes a temporary folder and everything in it; 0 on success. */
 int remove_tree(const char *dir);
 /* The whole file (cut at n - 1 bytes) into buf; 0, or -1 when it cannot be read. */

@@ -1,0 +1,74 @@
+/* decide.h: every verdict the grader decides, in one place. Pure functions
+ * (no CUDA, no processes, no files): the child's speed and sanity verdicts
+ * from its measurements, the parent's verdict on a test that Check stopped,
+ * the demotions after the run (compute-sanitizer, the technique check), the
+ * stages this GPU cannot grade, and the summary of the whole run, so that
+ * the summary line and the scoreboard are written from the same records. */
+#ifndef CUDA_LABS_DECIDE_H
+#define CUDA_LABS_DECIDE_H
+
+#include <stddef.h>
+
+#include "../common/devinfo.h"
+#include "lab.h"
+#include "results.h"
+#include "verdict.h"
+
+/* ---- in the grading child ---- */
+
+/* Wall time beyond this many ms, for event time event_ms, is a TIMING
+ * ANOMALY: work the events on the grader's stream did not see. */
+static inline double decide_anomaly_bound(double event_ms)
+{
+    return 1.5 * event_ms + 1.0;
+}
+
+/* Whether the speed test of stage may be timed, from its correctness test:
+ * V_PASS, or V_SKIPPED with the reason in msg. */
+verdict decide_perf_start(const test_record *corr, int stage, char *msg, size_t n);
+
+/* A measurement summarised in rec (median and wall time, throughput and the
+ * ceiling's): V_PASS when it can be believed, else V_TIMING_ANOMALY or
+ * V_IMPOSSIBLE, with the message in msg. */
+verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, char *msg,
+                      size_t n);
+
+/* The speed verdict of stage from its believable measurement in rec
+ * (speedup over rec->base, pct_ceiling, throughput): V_PASS or V_SLOW, with
+ * the message in msg. A stage with no base is held to its ceiling alone. */
+verdict decide_speed(const lab_spec *spec, int stage, const test_record *rec, char *msg,
+                     size_t n);
+
+/* ---- in the parent, after the tests ---- */
+
+/* Folds what Check saw (its result type and message) into the record: a
+ * child that did not finish on its own is a TIMEOUT, a CRASH, an EARLY EXIT
+ * or REJECTED (a refused system call); a pass the grader never recorded is
+ * an EARLY EXIT too. The record keeps Check's result type (check_result) for
+ * decide_summary. */
+void decide_after_check(test_record *t, int ck_rtype, const char *ck_msg, double timeout_s,
+                        const char *size_text);
+
+/* A stage this GPU cannot grade: NOT AVAILABLE, no points either way. */
+void decide_not_available(test_record *t, const lab_spec *spec, int stage, const devinfo *dev);
+
+/* A correct stage that an instructor requires clean under compute-sanitizer,
+ * with a finding: SANITIZER FINDING. Only a PASS is demoted; 1 if it was. */
+int decide_sanitizer_finding(test_record *t, int lab, int stage);
+
+/* A passed test of a stage whose kernels lack the technique an instructor
+ * requires (technique: its description): TECHNIQUE MISSING. Only a PASS is
+ * demoted; 1 if it was. */
+int decide_no_technique(test_record *t, int lab, const char *technique);
+
+/* The run's tests as Check counts them, from the final records: a test that
+ * Check passed and a later check demoted is a failure here too. */
+typedef struct decide_tally {
+    int checks, failures, errors;
+} decide_tally;
+void decide_summary(const lab_results *res, int n_labs, decide_tally *tally);
+/* "100%: Checks: 12, Failures: 0, Errors: 0", as Check's srunner_print
+ * writes it (CK_MINIMAL). */
+void decide_summary_line(const decide_tally *tally, char *buf, size_t n);
+
+#endif
