@@ -88,6 +88,13 @@ void results_enter_child(void);
 /* In a grading child: the private copy of the child's own record (shared),
  * which results_close writes back. Elsewhere: shared itself. */
 test_record *results_own(test_record *shared);
+/* In a grading child whose record is written through the memory file: the
+ * file's descriptor, the address the kernel reports for the grader's one
+ * write of it (the return address of its own syscall instruction, x86-64),
+ * and the offset and size of that write, for the sandbox to allow that write
+ * alone; 0. -1 elsewhere (no memory file, or another architecture: then the
+ * sandbox leaves the descriptor be). */
+int results_writer(int *fd, uintptr_t *ip, uint64_t *offset, uint64_t *bytes);
 /* Bytes of the results file (0 before results_map). */
 size_t results_region_size(void);
 /* In a grading child whose page is never made writable again: the page, for

@@ -233,6 +233,11 @@ int runner_sandbox_child(test_record *rec, char *err, size_t errn)
     }
     if (results_sealed_region(&page, &bytes) == 0)
         sandbox_add_range(&sb, page, bytes, "the grader's results page");
+    int fd;
+    uintptr_t ip;
+    uint64_t offset, record;
+    if (results_writer(&fd, &ip, &offset, &record) == 0)
+        sandbox_guard_results(&sb, fd, ip, offset, record);
     sandboxed_rec = rec;
     return sandbox_install(&sb, on_rejected, err, errn);
 }

@@ -103,8 +103,8 @@ uint64_t runner_size_seed(uint64_t seed, int stage, int size);
 void *runner_library(void);
 
 /* In a grading child, after results_enter_child and results_own: installs
- * the sandbox (grader/sandbox.h) over the grader's image and the results
- * page, reporting a refused call into rec as REJECTED. 0, or -1 with the
+ * the sandbox (grader/sandbox.h) over the grader's image, the results
+ * page and the results file's descriptor (results_writer), reporting a refused call into rec as REJECTED. 0, or -1 with the
  * reason in err. child_start calls it before loading the lab library; the
  * tests call it to install the filter exactly as the grader does. */
 int runner_sandbox_child(test_record *rec, char *err, size_t errn);

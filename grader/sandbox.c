@@ -30,11 +30,26 @@
  * - prctl(PR_SET_DUMPABLE, non-zero): undoing the non-dumpable state that
  *   closes /proc/self/mem and the parent's /proc/<pid>/mem.
  * - a system call of another ABI: x32 numbers and int 0x80 (i386) on x86_64.
+ * - the results file's descriptor, other than the grader's own pwrite64 of
+ *   the test's record (guard_results): neither CUDA nor Check knows that
+ *   descriptor, so no call of theirs names it. io_uring, userfaultfd, chmod,
+ *   fchmodat, the setxattr calls and new UNIX sockets fail with an error
+ *   rather than a SIGSYS: nothing a stage or CUDA does in a grading child was
+ *   seen to need them, and a library that tries one for its own reasons gets
+ *   an error it can handle. Not proven on a GPU for every driver: a CUDA call
+ *   that needed one of them would fail with that error.
+ *
+ * What the filter cannot stop: it knows the grader's write by the address of
+ * its syscall instruction, so a library that jumps to that instruction with
+ * registers of its own writes its own test's record (only that one, of that
+ * size), and a library can change the grader's private copy of the record
+ * before the grader writes it (handouts/instructors.md says so).
  */
 #define _GNU_SOURCE
 #include "sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -48,6 +63,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,6 +76,14 @@
 
 #ifndef SHM_REMAP
 #define SHM_REMAP 040000
+#endif
+/* Newer than some C libraries' headers; numbers from 424 on are the same on
+ * every architecture. */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef __NR_setxattrat
+#define __NR_setxattrat 463
 #endif
 
 /* What a refusal says; the filter's SECCOMP_RET_DATA is rule * 16 + range. */
@@ -75,6 +99,8 @@ enum rule {
     R_SIGNAL,
     R_DUMPABLE,
     R_ABI,
+    R_RESULTS, /* the results file's descriptor, other than by the grader's own write */
+    R_FD_COPY, /* pidfd_getfd */
 };
 
 /* ---- building the filter -------------------------------------------------- */
@@ -96,6 +122,8 @@ typedef struct builder {
 
 #define ARG_LO(i) ((uint32_t)(offsetof(struct seccomp_data, args) + 8 * (i)))
 #define ARG_HI(i) (ARG_LO(i) + 4)
+#define IP_LO ((uint32_t)offsetof(struct seccomp_data, instruction_pointer))
+#define IP_HI (IP_LO + 4)
 #define NO_LABEL -1
 
 static void emit(builder *b, uint16_t code, uint8_t jt, uint8_t jf, uint32_t k)
@@ -287,6 +315,138 @@ static void allow_only_arg(builder *b, long nr, int a, uint32_t value, uint32_t 
     block_end(b, skip);
 }
 
+/* Falls through when the 64-bit value at off (of seccomp_data) is v, else
+ * jumps to no. */
+static void require64(builder *b, uint32_t off, uint64_t v, int no)
+{
+    load(b, off);
+    jump(b, BPF_JEQ, (uint32_t)v, NO_LABEL, no);
+    load(b, off + 4);
+    jump(b, BPF_JEQ, (uint32_t)(v >> 32), NO_LABEL, no);
+}
+
+/* nr refused (rule R_RESULTS) when argument a, or b2 (>= 0), is the results
+ * file's descriptor. The kernel reads a descriptor as 32 bits: only the low
+ * word counts. */
+static void refuse_on_fd(builder *b, long nr, int a, int b2, uint32_t fd)
+{
+    int skip = block_begin(b, nr);
+    int hit = new_label(b);
+    load(b, ARG_LO(a));
+    jump(b, BPF_JEQ, fd, hit, NO_LABEL);
+    if (b2 >= 0) {
+        load(b, ARG_LO(b2));
+        jump(b, BPF_JEQ, fd, hit, NO_LABEL);
+    }
+    ret(b, SECCOMP_RET_ALLOW);
+    place(b, hit);
+    ret(b, trap(R_RESULTS, 0));
+    block_end(b, skip);
+}
+
+static void fail_with(builder *b, long nr, int err)
+{
+    emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (uint32_t)nr);
+    ret(b, SECCOMP_RET_ERRNO | (uint32_t)err);
+}
+
+/* The results file (sandbox_guard_results). Its descriptor is written by
+ * one pwrite64 from the grader's stub, of the test's own record; every other
+ * way to write it, or to get a second descriptor of it, is closed:
+ * - the other writing calls, mmap of it, and sendfile, splice, tee and
+ *   copy_file_range into it: refused;
+ * - dup, dup2, dup3, fcntl(F_DUPFD*) of it, dup2/dup3 over it, close and
+ *   close_range of it, fchmod of it, pidfd_getfd (which copies any
+ *   descriptor): refused;
+ * - io_uring (its writes never pass the filter), userfaultfd: ENOSYS;
+ * - reopening it through /proc/self/fd: the file has mode 0 (results.c), and
+ *   chmod, fchmodat and setting extended attributes (ACLs) fail with EPERM,
+ *   so that no one but root can open it again;
+ * - passing it to itself over a UNIX socket (SCM_RIGHTS): socket(AF_UNIX)
+ *   and socketpair fail with EACCES. */
+static void guard_results(builder *b, const sandbox_spec *s)
+{
+    const uint32_t fd = (uint32_t)s->results_fd;
+    {
+        int skip = block_begin(b, SYS_pwrite64);
+        int ok = new_label(b), bad = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, fd, NO_LABEL, ok);
+        require64(b, IP_LO, s->results_ip, bad);
+        require64(b, ARG_LO(3), s->results_offset, bad);
+        require64(b, ARG_LO(2), s->results_bytes, bad);
+        place(b, ok);
+        ret(b, SECCOMP_RET_ALLOW);
+        place(b, bad);
+        ret(b, trap(R_RESULTS, 0));
+        block_end(b, skip);
+    }
+    static const long writes[] = {SYS_write, SYS_writev, SYS_pwritev, SYS_pwritev2,
+                                  SYS_ftruncate, SYS_fallocate, SYS_dup, SYS_close,
+                                  SYS_fchmod, SYS_sendfile};
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
+        refuse_on_fd(b, writes[i], 0, -1, fd);
+#ifdef SYS_dup2
+    refuse_on_fd(b, SYS_dup2, 0, 1, fd);
+#endif
+    refuse_on_fd(b, SYS_dup3, 0, 1, fd);
+    refuse_on_fd(b, SYS_splice, 2, -1, fd);
+    refuse_on_fd(b, SYS_copy_file_range, 2, -1, fd);
+    refuse_on_fd(b, SYS_tee, 1, -1, fd);
+    {
+        int skip = block_begin(b, SYS_fcntl);
+        int ok = new_label(b), hit = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, fd, NO_LABEL, ok);
+        load(b, ARG_LO(1));
+        jump(b, BPF_JEQ, F_DUPFD, hit, NO_LABEL);
+        jump(b, BPF_JEQ, F_DUPFD_CLOEXEC, hit, ok);
+        place(b, ok);
+        ret(b, SECCOMP_RET_ALLOW);
+        place(b, hit);
+        ret(b, trap(R_RESULTS, 0));
+        block_end(b, skip);
+    }
+    {
+        /* close_range(first, last, flags) with first <= fd <= last */
+        int skip = block_begin(b, SYS_close_range);
+        int ok = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JGT, fd, ok, NO_LABEL);
+        load(b, ARG_LO(1));
+        jump(b, BPF_JGE, fd, NO_LABEL, ok);
+        ret(b, trap(R_RESULTS, 0));
+        place(b, ok);
+        ret(b, SECCOMP_RET_ALLOW);
+        block_end(b, skip);
+    }
+    refuse(b, SYS_pidfd_getfd, R_FD_COPY);
+    fail_with(b, SYS_io_uring_setup, ENOSYS);
+    fail_with(b, SYS_io_uring_enter, ENOSYS);
+    fail_with(b, SYS_io_uring_register, ENOSYS);
+    fail_with(b, SYS_userfaultfd, ENOSYS);
+#ifdef SYS_chmod
+    fail_with(b, SYS_chmod, EPERM);
+#endif
+    fail_with(b, SYS_fchmodat, EPERM);
+    fail_with(b, __NR_fchmodat2, EPERM);
+    fail_with(b, SYS_setxattr, EPERM);
+    fail_with(b, SYS_lsetxattr, EPERM);
+    fail_with(b, SYS_fsetxattr, EPERM);
+    fail_with(b, __NR_setxattrat, EPERM);
+    {
+        int skip = block_begin(b, SYS_socket);
+        int ok = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, AF_UNIX, NO_LABEL, ok);
+        ret(b, SECCOMP_RET_ERRNO | EACCES);
+        place(b, ok);
+        ret(b, SECCOMP_RET_ALLOW);
+        block_end(b, skip);
+    }
+    fail_with(b, SYS_socketpair, EACCES);
+}
+
 int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
 {
 #ifndef SANDBOX_ARCH
@@ -331,6 +491,15 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     {
         int skip = block_begin(&b, SYS_mmap);
         int check = new_label(&b);
+        if (s->results_fd >= 0) { /* a mapping of the results file, even read-only */
+            int anonymous = new_label(&b);
+            load(&b, ARG_LO(3));
+            jump(&b, BPF_JSET, MAP_ANONYMOUS, anonymous, NO_LABEL);
+            load(&b, ARG_LO(4));
+            emit(&b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (uint32_t)s->results_fd);
+            ret(&b, trap(R_RESULTS, 0));
+            place(&b, anonymous);
+        }
         load(&b, ARG_LO(3));
         jump(&b, BPF_JSET, MAP_FIXED, check, NO_LABEL);
         ret(&b, SECCOMP_RET_ALLOW);
@@ -369,6 +538,9 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
         block_end(&b, skip);
     }
 #endif
+
+    if (s->results_fd >= 0)
+        guard_results(&b, s);
 
     /* Processes and programs. */
     {
@@ -477,9 +649,18 @@ int sandbox_add_range(sandbox_spec *s, const void *p, size_t bytes, const char *
     return 0;
 }
 
+void sandbox_guard_results(sandbox_spec *s, int fd, uint64_t ip, uint64_t offset, uint64_t bytes)
+{
+    s->results_fd = fd;
+    s->results_ip = ip;
+    s->results_offset = offset;
+    s->results_bytes = bytes;
+}
+
 int sandbox_prepare(sandbox_spec *s)
 {
     memset(s, 0, sizeof *s);
+    s->results_fd = -1;
     s->self = getpid();
     s->parent = getppid();
     s->own_group = getpgrp() == s->self;
@@ -532,6 +713,16 @@ static const char *syscall_name(long nr)
 #ifdef SYS_pidfd_open
         {SYS_pidfd_open, "pidfd_open"},
 #endif
+        {SYS_pwrite64, "pwrite64"}, {SYS_write, "write"}, {SYS_writev, "writev"},
+        {SYS_pwritev, "pwritev"}, {SYS_pwritev2, "pwritev2"}, {SYS_ftruncate, "ftruncate"},
+        {SYS_fallocate, "fallocate"}, {SYS_dup, "dup"}, {SYS_dup3, "dup3"},
+        {SYS_close, "close"}, {SYS_close_range, "close_range"}, {SYS_fchmod, "fchmod"},
+        {SYS_fcntl, "fcntl"}, {SYS_sendfile, "sendfile"}, {SYS_splice, "splice"},
+        {SYS_tee, "tee"}, {SYS_copy_file_range, "copy_file_range"},
+        {SYS_pidfd_getfd, "pidfd_getfd"},
+#ifdef SYS_dup2
+        {SYS_dup2, "dup2"},
+#endif
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].nr == nr)
@@ -579,6 +770,12 @@ static void on_sigsys(int sig, siginfo_t *si, void *context)
         break;
     case R_ABI:
         snprintf(what, sizeof what, "use another system call interface (32-bit or x32)");
+        break;
+    case R_RESULTS:
+        snprintf(what, sizeof what, "write the grader's results (its results file)");
+        break;
+    case R_FD_COPY:
+        snprintf(what, sizeof what, "take a copy of a descriptor (one of them holds the grader's results)");
         break;
     default:
         snprintf(what, sizeof what, "make a system call the grader refuses");

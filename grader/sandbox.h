@@ -3,9 +3,13 @@
  * can try too. Before the library is loaded, the child installs a filter
  * (classic BPF, no library) that refuses what no stage needs: making the
  * grader's own image or its results page writable or executable (or mapping,
- * moving or unmapping them), starting processes or programs, reading or
+ * moving or unmapping them), writing the results file other than through the
+ * grader's own write of the test's record (or mapping, duplicating, resizing
+ * or closing its descriptor), starting processes or programs, reading or
  * writing another process, signalling another process, and system calls of
- * another ABI (x32, 32-bit). A refused call raises SIGSYS; the grader's
+ * another ABI (x32, 32-bit). io_uring, changing a file's mode or extended
+ * attributes and new UNIX sockets fail with an error instead (they would
+ * reach the results file around the filter; nothing a stage does needs them). A refused call raises SIGSYS; the grader's
  * handler reports it (REJECTED: it tried to ...) and ends the child.
  * CUDA_LABS_NO_SANDBOX=1 turns it off, for instructors debugging. */
 #ifndef CUDA_LABS_SANDBOX_H
@@ -30,7 +34,18 @@ typedef struct sandbox_spec {
     pid_t self;   /* signals to this process are allowed */
     pid_t parent; /* the grader's parent process */
     int own_group; /* this process leads a process group of its own */
+    /* The results file (results_writer): its descriptor (-1: not guarded),
+     * the one address it may be written from, and that write's offset and
+     * size. */
+    int results_fd;
+    uint64_t results_ip, results_offset, results_bytes;
 } sandbox_spec;
+
+/* Adds the results file's rules: the descriptor fd may be written only by
+ * pwrite64 from the instruction before address ip (the grader's own stub,
+ * results.c), of bytes at offset; any other write, mapping, duplicate,
+ * resize or close of it is refused. */
+void sandbox_guard_results(sandbox_spec *s, int fd, uint64_t ip, uint64_t offset, uint64_t bytes);
 
 /* Starts a spec for this process: its pid, its parent's, and the mapped
  * image of the executable (every PT_LOAD segment, found with

@@ -17,9 +17,13 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -28,6 +32,7 @@
 #include "../runner.h"
 #include "../sandbox.h"
 #include "adversarial/hidden_calls.h"
+#include "adversarial/results_fd.h"
 #include "tests.h"
 
 /* ---- full RELRO and BIND_NOW ------------------------------------------------- */
@@ -335,6 +340,136 @@ static int i386_call(void)
     return (int)rc;
 }
 
+/* The forged record of the test run_sandboxed's child grades; its offset. */
+static off_t forged_record(test_record *rec)
+{
+    return (off_t)forge_record(rec, 1, TEST_CORRECT);
+}
+static int forges_by_pwrite(void)
+{
+    test_record rec;
+    off_t at = forged_record(&rec);
+    int fd = forge_find_results_fd();
+    return fd >= 0 && pwrite(fd, &rec, sizeof rec, at) == (ssize_t)sizeof rec ? 0 : -1;
+}
+static int forges_by_pwritev2(void)
+{
+    test_record rec;
+    off_t at = forged_record(&rec);
+    struct iovec v = {&rec, sizeof rec};
+    int fd = forge_find_results_fd();
+    return fd >= 0 && pwritev2(fd, &v, 1, at, 0) == (ssize_t)sizeof rec ? 0 : -1;
+}
+static int forges_by_write(void)
+{
+    test_record rec;
+    off_t at = forged_record(&rec);
+    int fd = forge_find_results_fd();
+    return fd >= 0 && lseek(fd, at, SEEK_SET) == at && write(fd, &rec, sizeof rec) > 0 ? 0 : -1;
+}
+static int forges_by_dup2(void)
+{
+    test_record rec;
+    off_t at = forged_record(&rec);
+    int fd = forge_find_results_fd();
+    return fd >= 0 && dup2(fd, 200) == 200 && pwrite(200, &rec, sizeof rec, at) > 0 ? 0 : -1;
+}
+static int forges_by_fcntl_dup(void)
+{
+    int fd = forge_find_results_fd();
+    return fd >= 0 && fcntl(fd, F_DUPFD_CLOEXEC, 300) >= 0 ? 0 : -1;
+}
+static int forges_by_mmap(void)
+{
+    test_record rec;
+    off_t at = forged_record(&rec);
+    int fd = forge_find_results_fd();
+    char *p = fd >= 0 ? mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : MAP_FAILED;
+    if (p == MAP_FAILED)
+        return -1;
+    memcpy(p + at, &rec, sizeof rec);
+    return 0;
+}
+static int forges_by_sendfile(void)
+{
+    int fd = forge_find_results_fd();
+    int from = open("/proc/self/cmdline", O_RDONLY);
+    return fd >= 0 && from >= 0 && sendfile(fd, from, NULL, 16) >= 0 ? 0 : -1;
+}
+static int forges_by_pidfd_getfd(void)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    int fd = forge_find_results_fd();
+    return pidfd >= 0 && fd >= 0 && syscall(SYS_pidfd_getfd, pidfd, fd, 0) >= 0 ? 0 : -1;
+}
+static int closes_results(void)
+{
+    int fd = forge_find_results_fd();
+    return fd >= 0 && close(fd) == 0 ? 0 : -1;
+}
+static int closes_all(void)
+{
+    return (int)syscall(SYS_close_range, 3, ~0u, 0);
+}
+#if defined(__x86_64__)
+long results_pwrite_stub(long fd, const void *buf, long count, long offset);
+/* The grader's own stub, jumped into for another test's record: refused
+ * (its own record, it could forge: instructors.md says so). */
+static int forges_other_record_by_stub(void)
+{
+    test_record rec;
+    (void)forged_record(&rec);
+    test_record other_rec; /* stage 0's, another test's */
+    off_t other = (off_t)forge_record(&other_rec, 0, TEST_CORRECT);
+    int fd = forge_find_results_fd();
+    return fd >= 0 && results_pwrite_stub(fd, &rec, sizeof rec, other) > 0 ? 0 : -1;
+}
+#endif
+/* What would reach the file around the filter fails with an error. */
+static int no_way_around(void)
+{
+    int fd = forge_find_results_fd();
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int sv[2];
+    int rc = 0;
+    errno = 0;
+    rc |= chmod(path, 0600) == -1 && errno == EPERM ? 0 : 1;
+    errno = 0;
+    rc |= fchmodat(AT_FDCWD, path, 0600, 0) == -1 && errno == EPERM ? 0 : 2;
+    errno = 0;
+    rc |= setxattr(path, "system.posix_acl_access", "", 0, 0) == -1 && errno == EPERM ? 0 : 4;
+    errno = 0;
+    rc |= syscall(SYS_io_uring_setup, 8, NULL) == -1 && errno == ENOSYS ? 0 : 8;
+    errno = 0;
+    rc |= socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1 && errno == EACCES ? 0 : 16;
+    errno = 0;
+    rc |= socket(AF_UNIX, SOCK_DGRAM, 0) == -1 && errno == EACCES ? 0 : 32;
+    return rc;
+}
+/* Every other descriptor is as before: writes, duplicates, mappings,
+ * closes; Check's and CUDA's descriptors are never the results file's. */
+static int other_files_as_before(void)
+{
+    char name[] = "/tmp/cudalabs-sandbox-XXXXXX";
+    int fd = mkstemp(name);
+    if (fd < 0)
+        return -1;
+    unlink(name);
+    int rc = pwrite(fd, "abcd", 4, 0) == 4 ? 0 : 1;
+    int two = dup(fd);
+    rc |= two >= 0 && write(two, "ef", 2) == 2 ? 0 : 2;
+    rc |= dup2(fd, 250) == 250 && fcntl(250, F_DUPFD_CLOEXEC, 260) >= 260 ? 0 : 4;
+    rc |= ftruncate(fd, 4096) == 0 ? 0 : 8;
+    char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    rc |= p != MAP_FAILED && p[0] == 'e' /* "ef" over "ab" */ && munmap(p, 4096) == 0 ? 0 : 16;
+    rc |= close(two) == 0 && close(250) == 0 ? 0 : 32;
+    rc |= socket(AF_INET, SOCK_DGRAM, 0) >= 0 ? 0 : 64;
+    close(fd);
+    return rc;
+}
+
 START_TEST(refuses_writable_grader_pages)
 {
     expect_rejected(protect_own_text, "make the grader's own code and data writable", "(syscall mprotect)");
@@ -360,6 +495,65 @@ START_TEST(refuses_the_adversarial_cases)
     expect_rejected(protect_results_trampoline, "make the grader's results page writable", "(syscall mprotect)");
 #endif
     expect_rejected(starts_process_hidden, "start another process", "(syscall clone)");
+}
+END_TEST
+
+START_TEST(refuses_writing_the_results_file)
+{
+    const char *what = "write the grader's results";
+    expect_rejected(forges_by_pwrite, what, "(syscall pwrite64)");
+    expect_rejected(forges_by_pwritev2, what, "(syscall pwritev2)");
+    expect_rejected(forges_by_write, what, "(syscall write)");
+    expect_rejected(forges_by_dup2, what, "(syscall dup2)");
+    expect_rejected(forges_by_fcntl_dup, what, "(syscall fcntl)");
+    expect_rejected(forges_by_mmap, what, "(syscall mmap)");
+    expect_rejected(forges_by_sendfile, what, "(syscall sendfile)");
+    expect_rejected(closes_results, what, "(syscall close)");
+    expect_rejected(closes_all, what, "(syscall close_range)");
+    expect_rejected(forges_by_pidfd_getfd, "take a copy of a descriptor", "(syscall pidfd_getfd)");
+#if defined(__x86_64__)
+    expect_rejected(forges_other_record_by_stub, what, "(syscall pwrite64)");
+#endif
+}
+END_TEST
+
+START_TEST(results_file_has_no_way_around)
+{
+    expect_allowed(no_way_around);
+    expect_allowed(other_files_as_before);
+}
+END_TEST
+
+/* An ordinary user cannot open the results file again through /proc/self/fd
+ * (a second descriptor the filter would not know): it has mode 0. Root
+ * can; the test drops to nobody, as closes_proc_self_mem does. */
+START_TEST(results_file_cannot_be_reopened)
+{
+    page = results_map(1);
+    ck_assert_ptr_nonnull(page);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = forge_find_results_fd();
+        if (fd < 0)
+            _exit(6);
+        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(5);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        int again = open(path, O_RDWR);
+        _exit(again < 0 && errno == EACCES ? 0 : 8);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    results_unmap(page, 1);
+    ck_assert(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 5) {
+        test_skip("sandbox: cannot become an ordinary user to try /proc/self/fd");
+        return;
+    }
+    ck_assert_msg(WEXITSTATUS(st) == 0, "status %d (6: no results file, 8: opened again)",
+                  WEXITSTATUS(st));
 }
 END_TEST
 
@@ -390,35 +584,34 @@ START_TEST(refuses_other_processes)
 }
 END_TEST
 
-/* Does this kernel take i386 system calls at all? One built or booted
- * without IA32 emulation ends such a call with SIGSEGV before any filter
- * sees it; then there is nothing for the filter to refuse. */
-static int kernel_takes_i386(void)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0)
-        _exit(i386_call() == (int)getpid() ? 0 : 1);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st);
-}
-
 START_TEST(refuses_other_abis)
 {
 #if defined(__x86_64__)
     expect_rejected(x32_call, "another system call interface", "(syscall number ");
-    if (kernel_takes_i386())
-        expect_rejected(i386_call, "another system call interface", "(syscall number 20)");
-    else { /* the kernel refuses it itself: still no way through */
-        test_record t;
-        int rc = run_sandboxed(i386_call, &t);
-        ck_assert_msg(rc == 128 + SIGSEGV, "exit %d (%s)", rc, t.msg);
-        printf("note: this kernel has no i386 system calls (int 0x80 ends in SIGSEGV)\n");
-    }
 #else
     (void)x32_call;
+#endif
+}
+END_TEST
+
+/* int 0x80 reaches the filter only where the kernel has its 32-bit entry;
+ * a kernel built or booted without it (ia32_emulation=0) answers with
+ * SIGSEGV before any filter runs, and nothing is left to refuse. */
+START_TEST(refuses_i386_calls)
+{
+#if defined(__x86_64__)
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(i386_call() > 0 ? 0 : 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
+        test_skip("sandbox: this kernel has no 32-bit system calls (int 0x80) to refuse");
+        return;
+    }
+    expect_rejected(i386_call, "another system call interface", "(syscall number 20)");
+#else
     (void)i386_call;
 #endif
 }
@@ -589,10 +782,14 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, refuses_the_adversarial_cases);
     tcase_add_test(tc, refuses_writable_grader_pages);
     tcase_add_test(tc, refuses_inline_syscall);
+    tcase_add_test(tc, refuses_writing_the_results_file);
+    tcase_add_test(tc, results_file_has_no_way_around);
+    tcase_add_test(tc, results_file_cannot_be_reopened);
     tcase_add_test(tc, refuses_remapping_grader_pages);
     tcase_add_test(tc, refuses_processes);
     tcase_add_test(tc, refuses_other_processes);
     tcase_add_test(tc, refuses_other_abis);
+    tcase_add_test(tc, refuses_i386_calls);
     tcase_add_test(tc, allows_what_stages_and_cuda_need);
     tcase_add_test(tc, closes_proc_self_mem);
     tcase_add_test(tc, filter_fits);
