@@ -129,6 +129,10 @@ typedef struct lab_spec {
      * some are held, a hash of them, so tests can prove that release frees
      * and that a second pregenerate makes the same data. */
     size_t (*held)(int size, uint64_t *digest);
+    /* Child side, optional: the lab library, once loaded, before any setup,
+     * for a lab whose stages are more than one function (lab 5: setup, run,
+     * teardown), which looks the others up itself. */
+    void (*use_library)(void *lib);
     /* Child side, CUDA allowed. All return 0 on success; on failure they fill out. */
     int (*setup)(lab_ctx **ctx, int stage, int size, uint64_t seed, int variants,
                  check_outcome *out);

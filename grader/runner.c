@@ -297,18 +297,17 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     return rec;
 }
 
-/* The lab library of this child, for specs whose stages are more than one
- * function (lab 5: setup, run, teardown). */
-static void *child_library;
-
-void *runner_library(void)
+/* Hands the lab library to a spec whose stages are more than one function
+ * (lab 5: setup, run, teardown). */
+static void give_library(const lab_spec *spec, void *lib)
 {
-    return child_library;
+    if (spec->use_library)
+        spec->use_library(lib);
 }
 
 static void *stage_fn(grade_run *run, test_record *rec, child_env *env, int stage)
 {
-    child_library = env->lib;
+    give_library(run->spec, env->lib);
     const char *sym = run->spec->stages[stage].symbol;
     void *fn = dlsym(env->lib, sym);
     if (!fn)
@@ -896,7 +895,7 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
                  handle ? "no such function" : dlerror());
         return -1;
     }
-    child_library = handle;
+    give_library(spec, handle);
     char sz[128];
     spec->size_text(spec->bench_size, sz, sizeof sz);
     check_outcome out = {V_NOT_RUN, ""};

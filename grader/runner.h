@@ -97,10 +97,6 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */
 uint64_t runner_size_seed(uint64_t seed, int stage, int size);
-/* In a test's child: the lab library being graded (a dlopen handle), for a
- * spec that looks up more functions of a stage than its symbol; NULL in the
- * parent. */
-void *runner_library(void);
 
 /* In a grading child, after results_enter_child and results_own: installs
  * the sandbox (grader/sandbox.h) over the grader's image, the results

@@ -35,7 +35,6 @@
 #include "../lab.h"
 #include "../patch.h"
 #include "../policy.h"
-#include "../runner.h"
 #include "../trace.h"
 #include "lab_util.h"
 #include "../timings.h"
@@ -338,11 +337,19 @@ static int sample_outputs(lab_ctx *c)
     return 0;
 }
 
+/* The lab library (use_library): stages here are three functions each. */
+static void *lab_library;
+
+static void use_library(void *lib)
+{
+    lab_library = lib;
+}
+
 /* Finds stage s's setup and teardown next to its run, and calls the setup.
  * LAB_OK, or the failure with out filled. */
 static int stage_setup(lab_ctx *c, int s, check_outcome *out)
 {
-    void *lib = runner_library();
+    void *lib = lab_library;
     const char *run = streams_stages[s].symbol;
     int len = (int)(strlen(run) - strlen("_run"));
     char name[96];
@@ -646,7 +653,7 @@ static int overlap_check(lab_ctx *c, int stage, check_outcome *out)
     memset(c->out[k], 0xff, c->n * sizeof(float));
     int n = -1;
     if (trace_begin(err, sizeof err) == 0) {
-        lab_status st = ((streams_run_fn)dlsym(runner_library(), streams_stages[stage].symbol))(
+        lab_status st = ((streams_run_fn)dlsym(lab_library, streams_stages[stage].symbol))(
             &c->job[stage], c->state[stage]);
         n = trace_end(spans, 512, err, sizeof err);
         if (st != LAB_OK)
@@ -808,6 +815,7 @@ const lab_spec lab_streams = {
     .reference_gpu = "NVIDIA H200",
     .floor_throughput = 0.5, /* GB/s: pageable copies on a slow host */
     .host_timed = 1,
+    .use_library = use_library,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

@@ -51,8 +51,8 @@ START_TEST(integrity_catches_an_edited_grader)
      * would read before the Makefile, a lab header replaced by a link. */
     ck_assert_int_eq(
         sh("set -e; cd %s/student && "
-           "sed -i 's/\"transpose_naive_read\", 10,/\"transpose_naive_read\", 100,/' grader/labs/transpose.c && "
-           "sed -i 's/1.15, {1, -1}/0.10, {1, -1}/' grader/labs/reduce.c && "
+           "sed -i '/\"transpose_naive_read\"/{n;s/points_correct = 10,/points_correct = 100,/}' grader/labs/transpose.c && "
+           "sed -i 's/min_speedup = 1.15,/min_speedup = 0.10,/' grader/labs/reduce.c && "
            "echo 'include Makefile' > GNUmakefile && "
            "mv labs/2-reduce/reduce.h %s/elsewhere.h && ln -s %s/elsewhere.h labs/2-reduce/reduce.h && "
            "! cmp -s grader/labs/transpose.c %s/course/grader/labs/transpose.c && "

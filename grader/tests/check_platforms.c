@@ -601,7 +601,7 @@ START_TEST(classroom_workflow_without_a_grade)
     snprintf(cmd, sizeof cmd,
              "set -e; rm -rf '%s'; make -s --no-print-directory student-repo DEST='%s' >/dev/null "
              "&& make -s --no-print-directory student-repo DEST='%s/.course' >/dev/null && cd '%s' "
-             "&& sed -i 's/\"transpose_naive_read\", 10,/\"transpose_naive_read\", 100,/' "
+             "&& sed -i '/\"transpose_naive_read\"/{n;s/points_correct = 10,/points_correct = 100,/}' "
              "grader/labs/transpose.c && echo 'include Makefile' > GNUmakefile",
              ws, ws, ws, ws);
     const char *own_make[] = {"MAKEFLAGS=", "MAKELEVEL=", NULL};
