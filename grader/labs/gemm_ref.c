@@ -244,7 +244,7 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
                  unwritten, n, fi, fj);
         return V_NOT_WRITTEN;
     }
-    char why[400] = "";
+    char why[600] = "";
     if (nans) {
         /* NaN or infinite only in rows of A beyond FP16's range: FP16 inside. */
         int in_range_rows = 1;
@@ -286,8 +286,15 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
      * that share of the scale, when every product moves the same way. */
     if (p->beta != 0.0f && fabs((double)gw - ab) <= tol)
         snprintf(why, sizeof why, " It equals alpha A B without beta C: is beta ignored?");
-    else if (fp16_range(p, wi, wj, why, sizeof why))
-        ;
+    else if (fp16_range(p, wi, wj, why, sizeof why)) {
+        if (p->K % 32 != 0 && gw == 0.0f) { /* a skipped tail of K leaves 0 as well */
+            size_t len = strlen(why);
+            snprintf(why + len, sizeof why - len,
+                     " Or, as K = %d is not a multiple of 32: is the last, partial tile of K "
+                     "skipped?",
+                     p->K);
+        }
+    }
     else if (!tf32 && werr <= 4.0 * ldexp(1.0, -11) * scale[worst_at])
         snprintf(why, sizeof why,
                  " The errors are small but far above float32 rounding: are A and B rounded to "

@@ -197,6 +197,18 @@ START_TEST(wrong_results_fail)
     ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_NAN);
     ck_assert_ptr_nonnull(strstr(msg, "do not read C when beta == 0"));
     drop(&f);
+    /* 1 x 1 x 1 with B's one column below FP16's range (a graded input can
+     * be): a skipped tail of K and FP16 both leave 0, and the message asks
+     * about both. */
+    make(&f, 1, 1, 1, 1.0f, 0.0f, 5);
+    f.A[0] = 0.75f;
+    f.B[0] = 0x1p-28f;
+    ck_assert_int_eq(gemm_reference(&f.p, f.exact, f.scale), 0);
+    f.got[0] = 0.0f;
+    ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_WRONG);
+    ck_assert_msg(strstr(msg, "FP16") && strstr(msg, "is the last, partial tile of K skipped?"),
+                  "%s", msg);
+    drop(&f);
 }
 END_TEST
 
