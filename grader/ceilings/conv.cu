@@ -15,8 +15,6 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "ceilings.h"
-
 struct conv_ceiling {
     int m, n, k; /* C[m][n] = A[m][k] B[k][n], row-major */
     cublasHandle_t h;
@@ -81,3 +79,10 @@ extern "C" int ceiling_conv(void *handle, const float *x, const float *w, float 
                ? 0
                : -1;
 }
+
+/* Last, after every definition: each function above is checked against its
+ * type in ceilings.h (a conflicting redeclaration does not compile). At the
+ * top of lab 3's file it changed the code nvcc made (the library grew by
+ * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
+ * made the solution IMPOSSIBLE against them; here it changes nothing. */
+#include "ceilings.h"

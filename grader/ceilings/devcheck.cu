@@ -8,8 +8,6 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "ceilings.h"
-
 /* buf[idx[k]] = val[k] for every k < p. */
 __global__ void patch_scatter_kernel(uint32_t *buf, const uint64_t *idx, const uint32_t *val,
                                      int p)
@@ -353,3 +351,10 @@ extern "C" int devcheck_within(const float *got, const double *exact, const doub
     within_kernel<<<grid_for(rows * cols), 256, 0, s>>>(d, res);
     return (int)cudaGetLastError();
 }
+
+/* Last, after every definition: each function above is checked against its
+ * type in ceilings.h (a conflicting redeclaration does not compile). At the
+ * top of lab 3's file it changed the code nvcc made (the library grew by
+ * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
+ * made the solution IMPOSSIBLE against them; here it changes nothing. */
+#include "ceilings.h"

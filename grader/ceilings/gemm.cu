@@ -5,8 +5,6 @@
  * operands swapped and no transposes. */
 #include <cublas_v2.h>
 
-#include "ceilings.h"
-
 /* A handle on the current device; 0 on success. */
 extern "C" int ceiling_gemm_create(void **handle)
 {
@@ -38,3 +36,10 @@ extern "C" int ceiling_gemm(void *handle, int tf32, int M, int N, int K, float a
                ? 0
                : -1;
 }
+
+/* Last, after every definition: each function above is checked against its
+ * type in ceilings.h (a conflicting redeclaration does not compile). At the
+ * top of lab 3's file it changed the code nvcc made (the library grew by
+ * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
+ * made the solution IMPOSSIBLE against them; here it changes nothing. */
+#include "ceilings.h"

@@ -6,8 +6,6 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include "ceilings.h"
-
 /* Bytes of temporary storage CUB needs to sum n floats; 0 on success. */
 extern "C" int ceiling_reduce_temp_bytes(size_t n, size_t *bytes)
 {
@@ -24,3 +22,10 @@ extern "C" int ceiling_reduce_sum(const float *d_in, size_t n, float *d_out, voi
     cudaError_t err = cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, (int64_t)n, stream);
     return err == cudaSuccess ? 0 : -1;
 }
+
+/* Last, after every definition: each function above is checked against its
+ * type in ceilings.h (a conflicting redeclaration does not compile). At the
+ * top of lab 3's file it changed the code nvcc made (the library grew by
+ * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
+ * made the solution IMPOSSIBLE against them; here it changes nothing. */
+#include "ceilings.h"

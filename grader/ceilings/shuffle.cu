@@ -7,8 +7,6 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "ceilings.h"
-
 struct positive {
     __host__ __device__ bool operator()(int x) const { return x > 0; }
 };
@@ -55,3 +53,10 @@ extern "C" int ceiling_shuffle_select(const int *d_in, size_t n, int *d_out, int
                ? 0
                : -1;
 }
+
+/* Last, after every definition: each function above is checked against its
+ * type in ceilings.h (a conflicting redeclaration does not compile). At the
+ * top of lab 3's file it changed the code nvcc made (the library grew by
+ * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
+ * made the solution IMPOSSIBLE against them; here it changes nothing. */
+#include "ceilings.h"

@@ -11,8 +11,6 @@
 
 #include <cuda_runtime.h>
 
-#include "ceilings.h"
-
 enum { THREADS = 256, MAX_DEGREE = 4095 };
 
 __constant__ float ceiling_coeff[MAX_DEGREE + 1];
@@ -207,3 +205,10 @@ extern "C" int ceiling_streams_check(void *handle, const float *x, const float *
         cudaFree(d_res);
     return ok ? 0 : -1;
 }
+
+/* Last, after every definition: each function above is checked against its
+ * type in ceilings.h (a conflicting redeclaration does not compile). At the
+ * top of lab 3's file it changed the code nvcc made (the library grew by
+ * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
+ * made the solution IMPOSSIBLE against them; here it changes nothing. */
+#include "ceilings.h"
