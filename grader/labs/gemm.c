@@ -286,12 +286,6 @@ struct lab_ctx {
     double *save;
     float *row_max, *col_max; /* of A's rows and B's columns, for the patch values */
     float *h_got;
-    /* The expected C of each case on the GPU (copied on its first check),
-     * and the rows and columns of it that a patch changed, gathered on the
-     * host (ov_host) and copied beside it (ov_dev) for each check there. */
-    double *d_exact[VARIANTS], *d_scale[VARIANTS];
-    unsigned char *ov_host;
-    void *ov_dev;
     void *blas;
     ceiling_gemm_fn *blas_gemm;
     ceiling_gemm_destroy_fn *blas_destroy;
@@ -329,15 +323,6 @@ static void teardown(lab_ctx *c)
     free(c->col_max);
     if (c->h_got)
         free(c->h_got);
-    for (int v = 0; v < VARIANTS; v++) {
-        if (c->d_exact[v])
-            cudaFree(c->d_exact[v]);
-        if (c->d_scale[v])
-            cudaFree(c->d_scale[v]);
-    }
-    free(c->ov_host);
-    if (c->ov_dev)
-        cudaFree(c->ov_dev);
     if (c->blas && c->blas_destroy)
         c->blas_destroy(c->blas);
     free(c);
@@ -471,106 +456,6 @@ static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
                         (float *)c->C.d, s);
 }
 
-/* The bytes of the override rows and columns: their numbers, then their
- * exact values and scales (rows of N, columns of M). */
-static size_t overrides_bytes(const lab_ctx *c)
-{
-    return 2 * (size_t)PATCHES * sizeof(uint64_t) +
-           2 * (size_t)PATCHES * ((size_t)c->N + c->M) * sizeof(double);
-}
-
-/* Copies the expected C of case v to the GPU, once. 0, or -1 when it cannot
- * (then the CPU checks: nothing is charged to anyone). */
-static int expect_on_gpu(lab_ctx *c, int v)
-{
-    size_t bytes = (size_t)c->M * c->N * sizeof(double);
-    if (c->d_exact[v] && c->d_scale[v])
-        return 0;
-    if (!c->ov_host && !(c->ov_host = malloc(overrides_bytes(c))))
-        return -1;
-    cudaError_t err = c->ov_dev ? cudaSuccess : cudaMalloc(&c->ov_dev, overrides_bytes(c));
-    if (err == cudaSuccess)
-        err = cudaMalloc((void **)&c->d_exact[v], bytes);
-    if (err == cudaSuccess)
-        err = cudaMalloc((void **)&c->d_scale[v], bytes);
-    if (err == cudaSuccess)
-        err = lab_to_device(c->d_exact[v], c->h->exact[v], bytes);
-    if (err == cudaSuccess)
-        err = lab_to_device(c->d_scale[v], c->h->scale[v], bytes);
-    if (err != cudaSuccess) {
-        for (int w = 0; w < VARIANTS; w++) { /* none, so the next check tries afresh */
-            cudaFree(c->d_exact[w]);
-            cudaFree(c->d_scale[w]);
-            c->d_exact[w] = c->d_scale[w] = NULL;
-        }
-        (void)cudaGetLastError();
-        return -1;
-    }
-    return 0;
-}
-
-/* Adds x to the n numbers in list unless it is there. */
-static int add_once(uint64_t *list, int n, uint64_t x)
-{
-    for (int k = 0; k < n; k++)
-        if (list[k] == x)
-            return n;
-    list[n] = x;
-    return n + 1;
-}
-
-/* Is every element of C within its bound? Checked on the GPU against the
- * expected C there, with the rows and columns this call's patch changed
- * (exact and scale already hold them) copied beside it. 1: yes; 0: not
- * known, the CPU checks (something is wrong, or the GPU could not hold the
- * expected C); -1: the check itself failed, out says why. */
-static int within_on_gpu(lab_ctx *c, int variant, const double *exact, const double *scale,
-                         int tf32, cudaStream_t s, check_outcome *out)
-{
-    if (expect_on_gpu(c, variant) != 0)
-        return 0;
-    const size_t M = (size_t)c->M, N = (size_t)c->N;
-    uint64_t *rows = (uint64_t *)c->ov_host, *cols = rows + PATCHES;
-    double *re = (double *)(cols + PATCHES), *rs = re + PATCHES * N;
-    double *ce = rs + PATCHES * N, *cs = ce + PATCHES * M;
-    int nr = 0, nc = 0;
-    for (int k = 0; k < c->pA.n; k++)
-        nr = add_once(rows, nr, c->pA.idx[k] / (uint64_t)c->K);
-    for (int k = 0; k < c->pB.n; k++)
-        nc = add_once(cols, nc, c->pB.idx[k] % (uint64_t)c->N);
-    for (int k = 0; k < nr; k++) {
-        memcpy(re + k * N, exact + rows[k] * N, N * sizeof *re);
-        memcpy(rs + k * N, scale + rows[k] * N, N * sizeof *rs);
-    }
-    for (int k = 0; k < nc; k++)
-        for (size_t i = 0; i < M; i++) {
-            ce[k * M + i] = exact[i * N + cols[k]];
-            cs[k * M + i] = scale[i * N + cols[k]];
-        }
-    const unsigned char *d = c->ov_dev;
-    const size_t at_re = 2 * PATCHES * sizeof(uint64_t), at_rs = at_re + PATCHES * N * 8,
-                 at_ce = at_rs + PATCHES * N * 8, at_cs = at_ce + PATCHES * M * 8;
-    within_overrides o = {nr,
-                          nc,
-                          (const uint64_t *)d,
-                          (const uint64_t *)(d + PATCHES * sizeof(uint64_t)),
-                          (const double *)(d + at_re),
-                          (const double *)(d + at_rs),
-                          (const double *)(d + at_ce),
-                          (const double *)(d + at_cs)};
-    if (nr + nc > 0) {
-        cudaError_t err = cudaMemcpyAsync(c->ov_dev, c->ov_host, overrides_bytes(c),
-                                          cudaMemcpyHostToDevice, s);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "copy the patched rows of the expected C");
-    }
-    double t1, t2;
-    gemm_tolerance_factors(c->K, tf32, &t1, &t2);
-    long long bad = devcheck_within_on_gpu((const float *)c->C.d, c->d_exact[variant],
-                                           c->d_scale[variant], M, N, t1, t2, &o, s, out);
-    return bad == -2 ? -1 : bad == -1;
-}
-
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
     size_t mn = (size_t)c->M * c->N;
@@ -596,31 +481,21 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
                                           (size_t)c->N, "B", "A stage may only read A and B.",
                                           c->stream, out) != 0))
         return -1;
+    err = lab_to_host(c->h_got, c->C.d, mn * 4);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "read C back");
     gemm_problem p = {c->M, c->N, c->K, case_alpha[variant], case_beta[variant], c->h->A,
                       c->h->B, c->h->C0};
     double *exact = c->h->exact[variant], *scale = c->h->scale[variant];
     if (patched) /* the expected C of the patched inputs, undone below */
         gemm_patch_expect(&p, exact, scale, c->pA.idx, c->pA.val, c->pA.n, c->pB.idx,
                           c->pB.val, c->pB.n, c->save);
-    /* On the GPU first; read back and judged on the CPU only when that does
-     * not pass, so the message and the verdict always come from the CPU. */
-    int v = within_on_gpu(c, variant, exact, scale, stage == TENSOR_STAGE,
-                          full ? 0 : c->stream, out);
-    if (v == 0) {
-        err = lab_to_host(c->h_got, c->C.d, mn * 4);
-        v = err != cudaSuccess ? -1
-                               : gemm_judge(&p, exact, scale, c->h_got, stage == TENSOR_STAGE,
-                                            out->msg, sizeof out->msg);
-        if (err != cudaSuccess)
-            lab_fail_cuda(out, err, "read C back");
-    } else
-        v = v == 1 ? V_PASS : -1;
+    int v = gemm_judge(&p, exact, scale, c->h_got, stage == TENSOR_STAGE, out->msg,
+                       sizeof out->msg);
     if (patched)
         gemm_patch_undo(&p, exact, scale, c->pA.idx, c->pA.n, c->pB.idx, c->pB.n, c->save);
     if (v == V_PASS)
         return 0;
-    if (v == -1) /* out says what failed */
-        return -1;
     out->v = (verdict)v;
     size_t len = strlen(out->msg);
     snprintf(out->msg + len, sizeof out->msg - len, " (alpha %g, beta %g)", case_alpha[variant],
