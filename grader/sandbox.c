@@ -355,7 +355,8 @@ static void fail_with(builder *b, long nr, int err)
  * way to write it, or to get a second descriptor of it, is closed:
  * - the other writing calls, mmap of it, and sendfile, splice, tee and
  *   copy_file_range into it: refused;
- * - dup, dup2, dup3, fcntl(F_DUPFD*) of it, dup2/dup3 over it, close and
+ * - dup, dup2, dup3, every fcntl of it but F_GETFD and F_GETFL (F_DUPFD copies
+ *   it; F_SETFL's O_APPEND would stay set for every later test), dup2/dup3 over it, close and
  *   close_range of it, fchmod of it, pidfd_getfd (which copies any
  *   descriptor): refused;
  * - io_uring (its writes never pass the filter), userfaultfd: ENOSYS;
@@ -398,9 +399,9 @@ static void guard_results(builder *b, const sandbox_spec *s)
         int ok = new_label(b), hit = new_label(b);
         load(b, ARG_LO(0));
         jump(b, BPF_JEQ, fd, NO_LABEL, ok);
-        load(b, ARG_LO(1));
-        jump(b, BPF_JEQ, F_DUPFD, hit, NO_LABEL);
-        jump(b, BPF_JEQ, F_DUPFD_CLOEXEC, hit, ok);
+        load(b, ARG_LO(1)); /* only reading its flags: F_SETFL's O_APPEND would stay */
+        jump(b, BPF_JEQ, F_GETFD, ok, NO_LABEL); /* set for every later test */
+        jump(b, BPF_JEQ, F_GETFL, ok, hit);
         place(b, ok);
         ret(b, SECCOMP_RET_ALLOW);
         place(b, hit);

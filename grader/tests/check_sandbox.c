@@ -379,6 +379,11 @@ static int forges_by_fcntl_dup(void)
     int fd = forge_find_results_fd();
     return fd >= 0 && fcntl(fd, F_DUPFD_CLOEXEC, 300) >= 0 ? 0 : -1;
 }
+static int appends_to_results(void)
+{
+    int fd = forge_find_results_fd();
+    return fd >= 0 && fcntl(fd, F_SETFL, O_APPEND) == 0 ? 0 : -1;
+}
 static int forges_by_mmap(void)
 {
     test_record rec;
@@ -506,6 +511,7 @@ START_TEST(refuses_writing_the_results_file)
     expect_rejected(forges_by_write, what, "(syscall write)");
     expect_rejected(forges_by_dup2, what, "(syscall dup2)");
     expect_rejected(forges_by_fcntl_dup, what, "(syscall fcntl)");
+    expect_rejected(appends_to_results, what, "(syscall fcntl)");
     expect_rejected(forges_by_mmap, what, "(syscall mmap)");
     expect_rejected(forges_by_sendfile, what, "(syscall sendfile)");
     expect_rejected(closes_results, what, "(syscall close)");
