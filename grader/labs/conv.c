@@ -7,10 +7,11 @@
  * come from one double-precision reference per layer, made once in the
  * parent (conv_ref.c, which also holds the tolerance and the judgement).
  *
- * Thresholds: about 0.8 of the reference's ratios on an H200 (handout). The
- * NHWC stage gains little on the timed layer (its split-K pays on deep,
- * small layers, which are correctness sizes here): it must not be slower
- * than stage 3 and must reach 20% of the ceiling.
+ * Thresholds: 0.61 to 0.76 of the reference's ratios on an H200 for stages
+ * 1-3 (2.5x of 3.28x, 1.5x of 2.25x, 1.25x of 2.05x; handout). The NHWC
+ * stage gains little on the timed layer (its split-K pays on deep, small
+ * layers, which are correctness sizes here): it must keep 0.8x of stage 3's
+ * speed (the reference keeps 0.91x) and reach 20% of the ceiling.
  *
  * Timed calls: before each, PATCHES words of the input and as many of the
  * filter get new values (512 to 1024 in magnitude, either sign, against
@@ -435,9 +436,10 @@ const lab_spec lab_conv = {
     .reference_gpu = "NVIDIA H200",
     .floor_throughput = 0.01, /* TFLOP/s: the direct stage 0 on a slow GPU */
     /* cuBLAS at the layer's GEMM shape is a yardstick, not a bound: on the
-     * H200 the reference's stage 3 runs at 93-110% of it, cuDNN's FFT and
-     * Winograd algorithms at 2.0-2.3 times it (they do fewer multiplications),
-     * and the FP32 peak is 1.9-2.5 times it. */
+     * H200 the reference's stage 3 ran at 86.9-93.6% of it in 4 runs
+     * (handouts/instructors.md) and up to 110% in earlier ones, cuDNN's FFT
+     * and Winograd algorithms at 2.0-2.3 times it (they do fewer
+     * multiplications), and the FP32 peak is 1.9-2.5 times it. */
     .impossible_over = 2.5,
     .size_text = size_text,
     .work = work,

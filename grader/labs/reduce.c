@@ -22,9 +22,10 @@
  * Thresholds. Each stage is timed against the stage before it, at 2^28
  * floats. The reference solution's steps on an H200 (handouts/2-reduce.md has
  * the table) were 10.97x, 1.63x, 1.29x, 1.85x, 1.31x, 1.05x and 1.90x; each
- * threshold is at most 0.8 of that, and never below 1.0 (no stage may be
- * slower than the one before): 3.0 (the whole GPU against one block; fewer
- * SMs give less), 1.15, 1.03, 1.30, 1.05, 1.0 and 1.5. Stage 7 must also reach
+ * threshold is 0.70 to 0.80 of that (stage 5: 1.05 of 1.31, 0.802), except
+ * stage 1's, and never below 1.0 (no stage may be slower than the one
+ * before): 3.0 (the whole GPU against one block; fewer SMs give less), 1.15,
+ * 1.03, 1.30, 1.05, 1.0 and 1.5. Stage 7 must also reach
  * 80% of CUB's speed; the reference reaches 99%. */
 #define _GNU_SOURCE
 #include "reduce_lab.h"

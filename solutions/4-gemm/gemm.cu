@@ -431,8 +431,9 @@ extern "C" lab_status gemm_double_buffer(int M, int N, int K, float alpha, const
 /* Stage 7: warp tiling. The block's 128 x 128 tile is split among its 8      */
 /* warps, 64 x 32 each; inside a warp the 32 lanes form 8 x 4, and each lane  */
 /* computes 2 x 2 blocks of 4 x 4 spread over the warp's tile. A warp's       */
-/* shared loads then touch only 8 (A) and 4 (B) distinct float4s per step,    */
-/* all broadcast or conflict-free, and each value feeds 8 multiply-adds.      */
+/* shared loads then touch only 8 (A) and 4 (B) distinct float4s per load     */
+/* instruction (two of each per k), all broadcast or conflict-free, and each  */
+/* value feeds 8 multiply-adds.                                               */
 /* K steps of 16, double-buffered as in stage 6.                              */
 /* ------------------------------------------------------------------------ */
 
