@@ -398,7 +398,7 @@ static void load_case(const char *file, adv_case *c)
     c->exit_code = -1;
     snprintf(c->name, sizeof c->name, "%.*s", (int)(strlen(file) - 3), file);
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", ADV_DIR, file);
+    snprintf(path, sizeof path, "%s/%.400s", ADV_DIR, file); /* a file name: 255 at most */
     FILE *f = fopen(path, "r");
     if (!f)
         return;
