@@ -20,7 +20,9 @@
  *   2 the same with a 128x128 tile (two m64 wgmma per k-step);
  *   3 warp specialisation: one producer warpgroup (TMA only, setmaxnreg down
  *     to 40) and two consumer warpgroups (wgmma m64n256k16, setmaxnreg up to
- *     232), a 4-deep ring of full/empty mbarriers, 128x256x64 block tile.
+ *     232), a 4-deep ring of full/empty mbarriers, 128x256x64 block tile;
+ *  3b the same keeping one wgmma group in flight while waiting for the next
+ *     tile (the slot is freed one tile later).
  * Stages 4 (clusters, TMA multicast) and 5 (persistent, TMA-store epilogue)
  * are not written yet.
  * Sizes: 4096^3, 8192^3 and 4000^3 (4000 = 31*128 + 32: a tail in M and N
@@ -54,11 +56,12 @@
  * CPU reference at 8192 and the copies back for the sampled check):
  *     make build/bench_hopper && build/bench_hopper
  * (the target always builds for sm_90a; ARCH does not matter here).
- * build/bench_hopper [stages] [sizes]: stages a string of digits (default
- * "0123"), sizes 0 = all, else one of 4096, 8192, 4000. A kernel that hangs
- * on an mbarrier gives up after about 4 s of clock (a trap: the CUDA context
- * is then lost, the program says which kernel and stops); run the other
- * stages alone, e.g. `build/bench_hopper 012`.
+ * build/bench_hopper [stages] [sizes]: stages a string of their digits
+ * (default "0123b", b for 3b), sizes 0 = all, else one of 4096, 8192, 4000. A kernel that hangs
+ * on an mbarrier gives up after about 4 s of clock (a trap). A fault loses
+ * the CUDA context, so the benchmark runs in a child process: after a fault
+ * a fresh child runs again without that kernel (the sizes done before are
+ * measured again), and the fault counts as a FAIL.
  * Exit: 0 all PASS, 1 a FAIL or a fault, 77 no GPU or not compute capability
  * 9.0 (one line). */
 #include <cmath>
@@ -67,6 +70,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -456,7 +462,13 @@ __global__ void __launch_bounds__(128) s12_tma_wgmma(int M, int N, int K,
  * TMA) and empty[s] (2 arrivals: one per consumer warpgroup, once its wgmma
  * no longer reads the slot). k-tile t uses slot t % STAGES in its use number
  * t / STAGES, so it waits on full[s] for parity (t / STAGES) & 1, and the
- * producer, refilling, waits on empty[s] for the previous use's parity. */
+ * producer, refilling, waits on empty[s] for the previous use's parity.
+ * IN_FLIGHT = 0: a consumer waits for its wgmma of tile t before it frees the
+ * slot and waits for tile t + 1 (the tensor cores idle in between).
+ * IN_FLIGHT = 1 ("3b"): it issues tile t + 1's wgmma first, then waits until
+ * only that group is running, and frees tile t's slot: the multiplies run back
+ * to back, one slot of the ring less for prefetching. */
+template <int IN_FLIGHT>
 __global__ void __launch_bounds__(384, 1) s3_warp_specialised(int M, int N, int K,
                                                               const __grid_constant__ CUtensorMap mapA,
                                                               const __grid_constant__ CUtensorMap mapB,
@@ -508,11 +520,12 @@ __global__ void __launch_bounds__(384, 1) s3_warp_specialised(int M, int N, int 
             for (int kk = 0; kk < TMA_BK / 16; kk++)
                 wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
             wgmma_commit();
-            wgmma_wait<0>();
-            acc_fence<128>(acc);
-            if (t128 == 0)
-                mbar_arrive(&empty[s]); /* this warpgroup is done with slot s */
+            wgmma_wait<IN_FLIGHT>(); /* tile t - IN_FLIGHT's multiplies are done */
+            if (t128 == 0 && t >= IN_FLIGHT) /* so this warpgroup is done with its slot */
+                mbar_arrive(&empty[(t - IN_FLIGHT) % S3_STAGES]);
         }
+        wgmma_wait<0>();
+        acc_fence<128>(acc);
         store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
     }
 }
@@ -598,12 +611,14 @@ template <int BM> static void run_s12(const problem &p)
 static void run_s1(const problem &p) { run_s12<64>(p); }
 static void run_s2(const problem &p) { run_s12<128>(p); }
 
-static void run_s3(const problem &p)
+template <int IN_FLIGHT> static void run_s3x(const problem &p)
 {
     size_t smem = S3_STAGES * S3_STAGE_BYTES + 1024;
     dim3 grid((p.N + S3_BN - 1) / S3_BN, (p.M + S3_BM - 1) / S3_BM);
-    s3_warp_specialised<<<grid, 384, smem>>>(p.M, p.N, p.K, p.a128, p.b256, p.C);
+    s3_warp_specialised<IN_FLIGHT><<<grid, 384, smem>>>(p.M, p.N, p.K, p.a128, p.b256, p.C);
 }
+static void run_s3(const problem &p) { run_s3x<0>(p); }
+static void run_s3b(const problem &p) { run_s3x<1>(p); }
 
 static cublasHandle_t handle;
 
@@ -629,28 +644,31 @@ static const struct {
     {'1', "1 TMA+wgmma 64x128x64, 1 warpgroup", run_s1},
     {'2', "2 TMA+wgmma 128x128x64, 1 warpgroup", run_s2},
     {'3', "3 producer+2 consumers 128x256x64, 4 stages", run_s3},
+    {'b', "3b the same, one wgmma group in flight", run_s3b},
 };
 
-/* Mean milliseconds of 20 calls after 3 warm-ups, CUDA events on the default stream. */
+/* Mean milliseconds of 20 calls after 3 warm-ups, CUDA events on the default
+ * stream; -1 when a call failed (a fault during timing). */
 template <class F> static float mean_ms(F f)
 {
     for (int i = 0; i < 3; i++)
         f();
-    CHECK(cudaGetLastError());
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
-    CHECK(cudaEventRecord(a));
-    for (int i = 0; i < 20; i++)
-        f();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaGetLastError());
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
+    float ms = -1;
+    if (cudaGetLastError() == cudaSuccess && cudaEventRecord(a) == cudaSuccess) {
+        for (int i = 0; i < 20; i++)
+            f();
+        if (cudaEventRecord(b) == cudaSuccess && cudaEventSynchronize(b) == cudaSuccess &&
+            cudaGetLastError() == cudaSuccess && cudaEventElapsedTime(&ms, a, b) == cudaSuccess)
+            ms /= 20;
+        else
+            ms = -1;
+    }
     cudaEventDestroy(a);
     cudaEventDestroy(b);
-    return ms / 20;
+    return ms;
 }
 
 static double bf(bf16 x) { return (double)__bfloat162float(x); }
@@ -686,7 +704,12 @@ static std::vector<sample> cpu_reference(const std::vector<bf16> &A, const std::
     return s;
 }
 
-int main(int argc, char **argv)
+/* Exit status of a run whose kernel number i faulted: FAULTED + i. */
+#define FAULTED 100
+
+/* Everything, for the kernels whose digit is in `stages` and the size `only`
+ * (0: all). Runs in a child process: see main. */
+static int bench(const char *stages, int only)
 {
     if (bench_no_gpu("bench_hopper"))
         return 77;
@@ -698,8 +721,6 @@ int main(int argc, char **argv)
                prop.name, prop.major, prop.minor);
         return 77;
     }
-    const char *stages = argc > 1 ? argv[1] : "0123";
-    int only = argc > 2 ? atoi(argv[2]) : 0;
     cudaDriverEntryPointQueryResult q;
     if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode_tiled, 12000,
                                          cudaEnableDefault, &q) != cudaSuccess ||
@@ -715,7 +736,9 @@ int main(int argc, char **argv)
                                (64 + 128) * TMA_BK * 2 + 1024));
     CHECK(cudaFuncSetAttribute(s12_tma_wgmma<128>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                (128 + 128) * TMA_BK * 2 + 1024));
-    CHECK(cudaFuncSetAttribute(s3_warp_specialised, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CHECK(cudaFuncSetAttribute(s3_warp_specialised<0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               S3_STAGES * S3_STAGE_BYTES + 1024));
+    CHECK(cudaFuncSetAttribute(s3_warp_specialised<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                S3_STAGES * S3_STAGE_BYTES + 1024));
     printf("bench_hopper on %s: C = A Bt^T, BF16 in, FP32 out; bound = K 2^-23 sum|a||b| "
            "(x2 against cuBLAS); mean of 20 after 3 warm-ups\n",
@@ -756,6 +779,7 @@ int main(int argc, char **argv)
 
         /* cuBLAS itself, against the CPU samples, then timed. */
         std::vector<float> hC(nC);
+        sample first_bad = {0, 0, 0, 0};
         auto sampled = [&](const float *dC, double &worst) {
             CHECK(cudaMemcpy(hC.data(), dC, nC * 4, cudaMemcpyDeviceToHost));
             int bad = 0;
@@ -763,8 +787,8 @@ int main(int argc, char **argv)
             for (const sample &s : samples) {
                 double got = hC[(size_t)s.i * N + s.j], err = fabs(got - s.ref);
                 double bound = k_u * s.abs_sum;
-                if (!(err <= bound))
-                    bad++;
+                if (!(err <= bound) && bad++ == 0)
+                    first_bad = s;
                 double ratio = bound > 0 ? err / bound : (err == 0 ? 0 : INFINITY);
                 if (ratio > worst || ratio != ratio)
                     worst = ratio;
@@ -774,6 +798,10 @@ int main(int argc, char **argv)
         double worst;
         int bad = sampled(Cref, worst);
         float cublas_ms = mean_ms([&] { run_cublas(A, Bt, Cref, M, N, K); });
+        if (cublas_ms < 0) {
+            printf("bench_hopper: timing cuBLAS failed\n");
+            return 1;
+        }
         double cublas_tf = flop / cublas_ms / 1e9;
         printf("%-46s %5d %5d %5d %9.1f %7.1f %11.3g %11s  %s\n", "cuBLAS BF16 (cublasGemmEx, 32F)",
                M, N, K, cublas_tf, 100.0, worst, "-", bad ? "FAIL" : "PASS");
@@ -791,10 +819,8 @@ int main(int argc, char **argv)
             if (e == cudaSuccess)
                 e = cudaDeviceSynchronize();
             if (e != cudaSuccess) {
-                printf("%-46s %5d %5d %5d  FAULT: %s. The CUDA context is lost: run the other "
-                       "stages alone (build/bench_hopper 012 ...).\n",
-                       k.name, M, N, K, cudaGetErrorString(e));
-                return 1;
+                printf("%-46s %5d %5d %5d  FAULT: %s\n", k.name, M, N, K, cudaGetErrorString(e));
+                return FAULTED + (int)(&k - kernels);
             }
             int sbad = sampled(C, worst);
             CHECK(cudaMemset(out, 0, 2 * sizeof(unsigned)));
@@ -805,6 +831,11 @@ int main(int argc, char **argv)
             float all_worst;
             memcpy(&all_worst, &h[1], sizeof all_worst);
             float ms = mean_ms([&] { k.run(p); });
+            if (ms < 0) {
+                printf("%-46s %5d %5d %5d  FAULT while timing (%s)\n", k.name, M, N, K,
+                       cudaGetErrorString(cudaGetLastError()));
+                return FAULTED + (int)(&k - kernels);
+            }
             double tf = flop / ms / 1e9;
             char vs[32];
             if (h[0]) /* how many elements lie outside 2 bound */
@@ -814,7 +845,11 @@ int main(int argc, char **argv)
             printf("%-46s %5d %5d %5d %9.1f %7.1f %11.3g %11s  %s\n", k.name, M, N, K, tf,
                    100.0 * tf / cublas_tf, worst, vs, sbad || h[0] ? "FAIL" : "PASS");
             if (sbad)
-                printf("    %d of %zu sampled elements outside the bound\n", sbad, samples.size());
+                printf("    %d of %zu sampled elements outside the bound; the first: C[%d][%d] = %.9g, "
+                       "expected %.9g (bound %.3g)\n",
+                       sbad, samples.size(), first_bad.i, first_bad.j,
+                       (double)hC[(size_t)first_bad.i * N + first_bad.j], first_bad.ref,
+                       k_u * first_bad.abs_sum);
             failures += sbad || h[0];
         }
         cudaFree(A), cudaFree(Bt), cudaFree(absA), cudaFree(absB);
@@ -823,4 +858,43 @@ int main(int argc, char **argv)
     cublasDestroy(handle);
     printf("bench_hopper: %s\n", failures ? "FAIL" : "all PASS");
     return failures ? 1 : 0;
+}
+
+/* The benchmark runs in a child process; this one never calls CUDA. A kernel
+ * that faults (or traps after a lost mbarrier arrival) takes its CUDA context
+ * with it, so the child exits with FAULTED + its number, and a fresh child
+ * runs again without that kernel: one call still measures every other one
+ * (the sizes already done are measured again). */
+int main(int argc, char **argv)
+{
+    char stages[32];
+    snprintf(stages, sizeof stages, "%s", argc > 1 ? argv[1] : "0123b");
+    int only = argc > 2 ? atoi(argv[2]) : 0, faults = 0;
+    for (;;) {
+        fflush(stdout); /* or the child would print our buffer again */
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("bench_hopper: fork");
+            return 1;
+        }
+        if (pid == 0)
+            exit(bench(stages, only));
+        int status;
+        if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+            printf("bench_hopper: the benchmark process ended abnormally\n");
+            return 1;
+        }
+        int code = WEXITSTATUS(status);
+        if (code < FAULTED || code >= FAULTED + (int)(sizeof kernels / sizeof kernels[0]))
+            return code == 0 && faults ? 1 : code;
+        char digit = kernels[code - FAULTED].digit, *at = strchr(stages, digit);
+        if (!at) /* cannot happen: it ran */
+            return 1;
+        memmove(at, at + 1, strlen(at));
+        faults++;
+        printf("bench_hopper: kernel %c faulted (FAIL); running again without it%s\n", digit,
+               *stages ? "" : ": none left");
+        if (!*stages)
+            return 1;
+    }
 }
