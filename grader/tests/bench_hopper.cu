@@ -181,8 +181,10 @@ __global__ void __launch_bounds__(256) s0_mma_sync(int M, int N, int K, const bf
             uint32_t a[4][4], b[4][2];
             /* A fragment (16 x 16): lanes 0-15 give rows 0-15 at k, lanes
              * 16-31 the same rows at k + 8. */
-            for (int i = 0; i < 4; i++)
-                ldmatrix_x4(a[i], &sA[cur][(wm * 64 + i * 16 + lane % 16) * S0_LD + kk + (lane / 16) * 8]);
+            for (int i = 0; i < 4; i++) {
+                int r = wm * 64 + i * 16 + lane % 16;
+                ldmatrix_x4(a[i], &sA[cur][r * S0_LD + kk + (lane / 16) * 8]);
+            }
             /* B fragments: Bt rows are columns n of B, K-major, which is the
              * "col" operand mma wants. One x4 covers two n8 tiles: matrices
              * (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15). */
@@ -469,10 +471,9 @@ __global__ void __launch_bounds__(128) s12_tma_wgmma(int M, int N, int K,
  * only that group is running, and frees tile t's slot: the multiplies run back
  * to back, one slot of the ring less for prefetching. */
 template <int IN_FLIGHT>
-__global__ void __launch_bounds__(384, 1) s3_warp_specialised(int M, int N, int K,
-                                                              const __grid_constant__ CUtensorMap mapA,
-                                                              const __grid_constant__ CUtensorMap mapB,
-                                                              float *C)
+__global__ void __launch_bounds__(384, 1)
+    s3_warp_specialised(int M, int N, int K, const __grid_constant__ CUtensorMap mapA,
+                        const __grid_constant__ CUtensorMap mapB, float *C)
 {
     extern __shared__ uint8_t smem_raw[];
     __shared__ __align__(8) uint64_t full[S3_STAGES], empty[S3_STAGES];
@@ -838,15 +839,15 @@ static int bench(const char *stages, int only)
             }
             double tf = flop / ms / 1e9;
             char vs[32];
-            if (h[0]) /* how many elements lie outside 2 bound */
+            if (h[0]) /* how many elements lie outside twice the bound */
                 snprintf(vs, sizeof vs, "%u out", h[0]);
             else /* the largest error over its bound */
                 snprintf(vs, sizeof vs, "%.3g", (double)all_worst);
             printf("%-46s %5d %5d %5d %9.1f %7.1f %11.3g %11s  %s\n", k.name, M, N, K, tf,
                    100.0 * tf / cublas_tf, worst, vs, sbad || h[0] ? "FAIL" : "PASS");
             if (sbad)
-                printf("    %d of %zu sampled elements outside the bound; the first: C[%d][%d] = %.9g, "
-                       "expected %.9g (bound %.3g)\n",
+                printf("    %d of %zu sampled elements outside the bound; the first: "
+                       "C[%d][%d] = %.9g, expected %.9g (bound %.3g)\n",
                        sbad, samples.size(), first_bad.i, first_bad.j,
                        (double)hC[(size_t)first_bad.i * N + first_bad.j], first_bad.ref,
                        k_u * first_bad.abs_sum);
