@@ -25,8 +25,10 @@
  *     tile (the slot is freed one tile later).
  * Stages 4 (clusters, TMA multicast) and 5 (persistent, TMA-store epilogue)
  * are not written yet.
- * Sizes: 4096^3, 8192^3 and 4000^3 (4000 = 31*128 + 32: a tail in M and N
- * for every tile; K is a multiple of 32 and of 8). Every kernel here takes
+ * Sizes: 128x256x64 and 200x300x136 (correctness only: one tile of every
+ * kernel; then tails in M, N and K), 4096^3, 8192^3 and 4000^3 (4000 =
+ * 31*128 + 32: a tail in M and N for every tile, and in K for the TMA
+ * stages' k-tile of 64). Every kernel here takes
  * any M and N, and any K that is a multiple of 8 (16-byte rows for cp.async
  * and for TMA's global strides). TMA fills what lies outside the matrix with
  * zeros, so the TMA stages need no tail code on the load side; stage 0
@@ -56,8 +58,9 @@
  * CPU reference at 8192 and the copies back for the sampled check):
  *     make build/bench_hopper && build/bench_hopper
  * (the target always builds for sm_90a; ARCH does not matter here).
- * build/bench_hopper [stages] [sizes]: stages a string of their digits
- * (default "0123b", b for 3b), sizes 0 = all, else one of 4096, 8192, 4000. A kernel that hangs
+ * build/bench_hopper [stages] [size]: stages a string of their digits
+ * (default "0123b", b for 3b); size 0 = all, else the M of one size (128,
+ * 200, 4096, 8192 or 4000). A kernel that hangs
  * on an mbarrier gives up after about 4 s of clock (a trap). A fault loses
  * the CUDA context, so the benchmark runs in a child process: after a fault
  * a fresh child runs again without that kernel (the sizes done before are
@@ -746,7 +749,12 @@ static int bench(const char *stages, int only)
            prop.name);
     printf("%-46s %5s %5s %5s %9s %7s %11s %11s  %s\n", "kernel", "M", "N", "K", "TFLOP/s",
            "%cuBLAS", "err/bound", "vs cuBLAS", "verdict");
-    const int sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 4000, 4000}};
+    /* Two small ones first, for correctness only (their times mean nothing):
+     * one block tile and one k-tile of every kernel, then tails in M, N and K
+     * (K = 2 * 64 + 8). A layout or swizzle mistake shows there first, with
+     * its first wrong element. */
+    const int sizes[][3] = {{128, 256, 64},     {200, 300, 136},    {4096, 4096, 4096},
+                            {8192, 8192, 8192}, {4000, 4000, 4000}};
     int failures = 0;
     for (auto &sz : sizes) {
         int M = sz[0], N = sz[1], K = sz[2];
