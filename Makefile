@@ -273,6 +273,13 @@ build/bench_conv: grader/tests/bench_conv.cu grader/tests/bench_timing.cuh solut
 build/bench_streams: grader/tests/bench_streams.cu grader/tests/bench_timing.cuh solutions/5-streams/streams.cu $(OBJ)/grader/labs/streams_lab.o | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 $(GENCODE) -Ilabs/5-streams -o $@ $< $(filter %.o,$^) -ldl
+# Lab 7 groundwork (issue 24; not a lab yet, not in make bench): our stages
+# 0-3 of a BF16 GEMM on Hopper next to cuBLAS. Always sm_90a, whatever ARCH
+# says: wgmma and setmaxnreg exist only there (-arch=sm_90a alone gave
+# compute_90 PTX to ptxas with nvcc 13.0).
+build/bench_hopper: grader/tests/bench_hopper.cu grader/tests/bench_timing.cuh | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -o $@ $< -lcublas
 # Without a GPU it says so in one line and stops (status 77) before building
 # anything; each benchmark also returns 77 with one line when run without one.
 .PHONY: bench bench-run
