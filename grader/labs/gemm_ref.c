@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "../../common/compare.h"
+#include "../../common/par.h"
 #include "../../common/rng.h"
 #include "../verdict.h"
 
@@ -148,17 +149,6 @@ double gemm_tolerance(int K, double scale, int tf32)
     return t;
 }
 
-/* The tolerance of one element, for compare_all_within. */
-typedef struct tol_args {
-    int K, tf32;
-} tol_args;
-
-static double element_tolerance(const void *ctx, double scale)
-{
-    const tol_args *a = ctx;
-    return gemm_tolerance(a->K, scale, a->tf32);
-}
-
 /* FP16's largest value, and the magnitude below which it rounds to 0. */
 #define FP16_MAX 65504.0
 #define FP16_ZERO 0x1p-25
@@ -205,8 +195,9 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
                int tf32, char *msg, size_t msgn)
 {
     size_t n = (size_t)p->M * p->N, wrong = 0, unwritten = 0, nans = 0, first = n;
-    tol_args args = {p->K, tf32}; /* the common case first, on all cores */
-    if (compare_all_within(exact, scale, got, n, element_tolerance, &args))
+    double t1, t2; /* the common case first, on all cores, as gemm_tolerance computes */
+    gemm_tolerance_factors(p->K, tf32, &t1, &t2);
+    if (compare_all_within(exact, scale, got, n, t1, t2))
         return V_PASS;
     double worst = 0;
     size_t worst_at = 0;
@@ -417,11 +408,53 @@ static double patched(const float *X, size_t e, const uint64_t *idx, const uint3
     return X[e];
 }
 
+/* The columns of C that the patches of B change, walked row by row (one
+ * pass over the rows touches every patched column, where a column at a time
+ * would stride through all of C once per column and per array), the rows
+ * shared among threads. Per element, the same double operations in the same
+ * order as one column at a time. */
+typedef struct col_job {
+    const gemm_problem *p;
+    double *exact, *scale, *save;
+    const uint64_t *ib;
+    const uint32_t *vb;
+    int nb;
+    int what; /* COL_SAVE, COL_ADD or COL_RESTORE */
+} col_job;
+
+enum { COL_SAVE, COL_ADD, COL_RESTORE };
+
+static int col_rows(void *ctx, size_t begin, size_t end)
+{
+    const col_job *c = ctx;
+    const gemm_problem *p = c->p;
+    const size_t M = (size_t)p->M, N = (size_t)p->N, K = (size_t)p->K;
+    const double alpha = p->alpha, aa = fabs(alpha);
+    for (size_t i = begin; i < end; i++)
+        for (int t = 0; t < c->nb; t++) {
+            size_t k = (size_t)(c->ib[t] / N), j = (size_t)(c->ib[t] % N), e = i * N + j;
+            double *s = c->save + 2 * M * (size_t)t;
+            if (c->what == COL_SAVE) {
+                s[i] = c->exact[e];
+                s[M + i] = c->scale[e];
+            } else if (c->what == COL_RESTORE) {
+                c->exact[e] = s[i];
+                c->scale[e] = s[M + i];
+            } else {
+                double b0 = p->B[c->ib[t]], b1 = word_float(c->vb[t]);
+                double a = p->A[i * K + k];
+                c->exact[e] += alpha * a * (b1 - b0);
+                c->scale[e] += aa * fabs(a) * (fabs(b1) - fabs(b0));
+            }
+        }
+    return 0;
+}
+
 void gemm_patch_expect(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
                        const uint32_t *va, int na, const uint64_t *ib, const uint32_t *vb, int nb,
                        double *save)
 {
-    const int M = p->M, N = p->N, K = p->K;
+    const int N = p->N, K = p->K;
     const double alpha = p->alpha, aa = fabs(alpha);
     double *s = save;
     for (int t = 0; t < na; t++) { /* every value saved before any changes */
@@ -430,15 +463,10 @@ void gemm_patch_expect(const gemm_problem *p, double *exact, double *scale, cons
         memcpy(s + N, scale + row, (size_t)N * sizeof *s);
         s += 2 * (size_t)N;
     }
-    for (int t = 0; t < nb; t++) {
-        int j = (int)(ib[t] % (uint64_t)N);
-        for (int i = 0; i < M; i++) {
-            s[i] = exact[(size_t)i * N + j];
-            s[M + i] = scale[(size_t)i * N + j];
-        }
-        s += 2 * (size_t)M;
-    }
-    /* A'B' - AB = (A' - A) B' + A (B' - B), and likewise for |A||B|. */
+    col_job cols = {p, exact, scale, s, ib, vb, nb, COL_SAVE};
+    par_for((size_t)p->M, 64, col_rows, &cols);
+    /* A'B' - AB = (A' - A) B' + A (B' - B), and likewise for |A||B|: the
+     * rows first, then the columns. */
     for (int t = 0; t < na; t++) {
         size_t i = (size_t)(ia[t] / (uint64_t)K), k = (size_t)(ia[t] % (uint64_t)K);
         double a0 = p->A[ia[t]], a1 = word_float(va[t]);
@@ -449,21 +477,14 @@ void gemm_patch_expect(const gemm_problem *p, double *exact, double *scale, cons
             scale[i * N + j] += dm * fabs(b);
         }
     }
-    for (int t = 0; t < nb; t++) {
-        size_t k = (size_t)(ib[t] / (uint64_t)N), j = (size_t)(ib[t] % (uint64_t)N);
-        double b0 = p->B[ib[t]], b1 = word_float(vb[t]);
-        for (int i = 0; i < M; i++) {
-            double a = p->A[(size_t)i * K + k];
-            exact[(size_t)i * N + j] += alpha * a * (b1 - b0);
-            scale[(size_t)i * N + j] += aa * fabs(a) * (fabs(b1) - fabs(b0));
-        }
-    }
+    cols.what = COL_ADD;
+    par_for((size_t)p->M, 64, col_rows, &cols);
 }
 
 void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
                      int na, const uint64_t *ib, int nb, const double *save)
 {
-    const int M = p->M, N = p->N, K = p->K;
+    const int N = p->N, K = p->K;
     const double *s = save; /* all saved before any change: any order restores */
     for (int t = 0; t < na; t++) {
         size_t row = (size_t)(ia[t] / (uint64_t)K) * N;
@@ -471,12 +492,6 @@ void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const 
         memcpy(scale + row, s + N, (size_t)N * sizeof *s);
         s += 2 * (size_t)N;
     }
-    for (int t = 0; t < nb; t++) {
-        int j = (int)(ib[t] % (uint64_t)N);
-        for (int i = 0; i < M; i++) {
-            exact[(size_t)i * N + j] = s[i];
-            scale[(size_t)i * N + j] = s[M + i];
-        }
-        s += 2 * (size_t)M;
-    }
+    col_job cols = {p, exact, scale, (double *)s, ib, NULL, nb, COL_RESTORE};
+    par_for((size_t)p->M, 64, col_rows, &cols);
 }

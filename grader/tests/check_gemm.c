@@ -328,6 +328,33 @@ static void patch_like_the_grader(const fixture *f, uint64_t *ia, uint32_t *va, 
     }
 }
 
+/* Copies of a fixture's expected values, to compare with after an undo. */
+static double *kept(const double *x, size_t n)
+{
+    double *k = malloc(n * sizeof *k);
+    ck_assert_ptr_nonnull(k);
+    memcpy(k, x, n * sizeof *k);
+    return k;
+}
+
+/* f's patched expectation against g's reference of the patched inputs. */
+static void assert_expectation_matches(const fixture *f, const fixture *g, size_t mn)
+{
+    for (size_t e = 0; e < mn; e++) {
+        ck_assert_msg(fabs(f->exact[e] - g->exact[e]) <= 1e-12 * g->scale[e], "exact at %zu", e);
+        ck_assert_msg(fabs(f->scale[e] - g->scale[e]) <= 1e-12 * g->scale[e], "scale at %zu", e);
+    }
+}
+
+/* After the undo, every bit as kept; frees the copies. */
+static void assert_restored(const fixture *f, double *exact0, double *scale0, size_t mn)
+{
+    ck_assert(memcmp(exact0, f->exact, mn * sizeof(double)) == 0);
+    ck_assert(memcmp(scale0, f->scale, mn * sizeof(double)) == 0);
+    free(exact0);
+    free(scale0);
+}
+
 START_TEST(patched_expectation_is_exact)
 {
     fixture f, g;
@@ -346,17 +373,13 @@ START_TEST(patched_expectation_is_exact)
     }
     ck_assert_int_eq(gemm_reference(&g.p, g.exact, g.scale), 0);
     size_t mn = (size_t)M * N;
-    double *exact0 = malloc(mn * sizeof(double)), *scale0 = malloc(mn * sizeof(double));
+    double *exact0 = kept(f.exact, mn), *scale0 = kept(f.scale, mn);
     double *save = malloc(2 * 2 * (size_t)(M + N) * sizeof(double));
-    memcpy(exact0, f.exact, mn * sizeof(double));
-    memcpy(scale0, f.scale, mn * sizeof(double));
     gemm_patch_expect(&f.p, f.exact, f.scale, ia, va, 2, ib, vb, 2, save);
+    assert_expectation_matches(&f, &g, mn);
     size_t changed = 0;
-    for (size_t e = 0; e < mn; e++) {
-        ck_assert_msg(fabs(f.exact[e] - g.exact[e]) <= 1e-12 * g.scale[e], "exact at %zu", e);
-        ck_assert_msg(fabs(f.scale[e] - g.scale[e]) <= 1e-12 * g.scale[e], "scale at %zu", e);
+    for (size_t e = 0; e < mn; e++)
         changed += f.exact[e] != exact0[e];
-    }
     ck_assert_uint_ge(changed, 2 * N + 2 * M - 8); /* two rows and two columns */
     /* The C of the patched inputs passes; the earlier C (a replay) fails. */
     kernel_on(&g.p, f.got, 32, K, 1, F32);
@@ -366,10 +389,53 @@ START_TEST(patched_expectation_is_exact)
     ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_WRONG);
     ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_WRONG);
     gemm_patch_undo(&f.p, f.exact, f.scale, ia, 2, ib, 2, save);
-    ck_assert(memcmp(exact0, f.exact, mn * sizeof(double)) == 0);
-    ck_assert(memcmp(scale0, f.scale, mn * sizeof(double)) == 0);
-    free(exact0);
-    free(scale0);
+    assert_restored(&f, exact0, scale0, mn);
+    free(save);
+    drop(&f);
+    drop(&g);
+}
+END_TEST
+
+/* Patches that collide: two words in one row of A, two in one column of B,
+ * and the row's k shared with the column's, so C's element at that row and
+ * column gets four changes. The expectation is still that of the patched
+ * inputs, and the undo gives back every bit. */
+START_TEST(patched_expectation_with_collisions)
+{
+    fixture f, g;
+    const int M = 33, N = 70, K = 45;
+    make_graded(&f, M, N, K, -1.25f, 0.5f, 43);
+    make_graded(&g, M, N, K, -1.25f, 0.5f, 43);
+    rng r;
+    rng_seed(&r, 9);
+    size_t i = rng_below(&r, (uint64_t)M), j = rng_below(&r, (uint64_t)N);
+    size_t k0 = 3 + rng_below(&r, 10), k1 = k0 + 20;
+    uint64_t ia[3] = {i * K + k0, i * K + k1, (i + 1) % M * K + k1};
+    uint64_t ib[3] = {k0 * N + j, k1 * N + j, k1 * N + (j + 5) % N};
+    if (ia[2] < ia[1]) { /* ascending, as patch_pick gives them */
+        uint64_t t = ia[2];
+        ia[2] = ia[1], ia[1] = ia[0] < t ? t : ia[0], ia[0] = ia[0] < t ? ia[0] : t;
+    }
+    if (ib[2] < ib[1]) {
+        uint64_t t = ib[2];
+        ib[2] = ib[1], ib[1] = t;
+    }
+    uint32_t va[3], vb[3];
+    for (int t = 0; t < 3; t++) {
+        va[t] = bits_of((t & 1 ? -1.0f : 1.0f) * rng_uniform(&r, 512.0f, 1024.0f));
+        vb[t] = bits_of((t & 1 ? 1.0f : -1.0f) * rng_uniform(&r, 512.0f, 1024.0f));
+        memcpy(&g.A[ia[t]], &va[t], 4);
+        memcpy(&g.B[ib[t]], &vb[t], 4);
+    }
+    ck_assert_int_eq(gemm_reference(&g.p, g.exact, g.scale), 0);
+    size_t mn = (size_t)M * N;
+    double *exact0 = kept(f.exact, mn), *scale0 = kept(f.scale, mn);
+    double *save = malloc(2 * 3 * (size_t)(M + N) * sizeof(double));
+    gemm_patch_expect(&f.p, f.exact, f.scale, ia, va, 3, ib, vb, 3, save);
+    assert_expectation_matches(&f, &g, mn);
+    ck_assert(f.exact[i * N + j] != exact0[i * N + j]);
+    gemm_patch_undo(&f.p, f.exact, f.scale, ia, 3, ib, 3, save);
+    assert_restored(&f, exact0, scale0, mn);
     free(save);
     drop(&f);
     drop(&g);
@@ -411,6 +477,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, graded_inputs_tell_formats, 0,
                         (int)(sizeof graded_shapes / sizeof graded_shapes[0]));
     tcase_add_test(tc, patched_expectation_is_exact);
+    tcase_add_test(tc, patched_expectation_with_collisions);
     tcase_add_test(tc, sizes_and_stages);
     suite_add_tcase(s, tc);
     return s;
