@@ -500,6 +500,13 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     gemm_problem p = {c->M, c->N, c->K, case_alpha[variant], case_beta[variant], c->h->A,
                       c->h->B, c->h->C0};
     double *exact = c->h->exact[variant], *scale = c->h->scale[variant];
+    /* The common case, a timed call's C all within the tolerance, is seen
+     * without writing to exact and scale; anything else is judged the slow
+     * way, which names what is wrong. The two agree on "all within". */
+    if (patched && gemm_patched_within(&p, exact, scale, c->h_got, c->pA.idx, c->pA.val,
+                                       c->pA.n, c->pB.idx, c->pB.val, c->pB.n,
+                                       stage == TENSOR_STAGE, c->save))
+        return 0;
     if (patched) /* the expected C of the patched inputs, undone below */
         gemm_patch_expect(&p, exact, scale, c->pA.idx, c->pA.val, c->pA.n, c->pB.idx,
                           c->pB.val, c->pB.n, c->save);

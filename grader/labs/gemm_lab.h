@@ -54,5 +54,12 @@ void gemm_patch_expect(const gemm_problem *p, double *exact, double *scale, cons
                        double *save);
 void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const uint64_t *ia,
                      int na, const uint64_t *ib, int nb, const double *save);
+/* 1 when every element of got lies within the tolerance of the expected C of
+ * the patched inputs, exactly when gemm_patch_expect and then the first look
+ * of gemm_judge would say so; 0 otherwise (then judge the slow way, which
+ * names what is wrong). Writes nothing to exact and scale; save as above. */
+int gemm_patched_within(const gemm_problem *p, const double *exact, const double *scale,
+                        const float *got, const uint64_t *ia, const uint32_t *va, int na,
+                        const uint64_t *ib, const uint32_t *vb, int nb, int tf32, double *save);
 
 #endif

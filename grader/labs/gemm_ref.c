@@ -495,3 +495,151 @@ void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const 
     col_job cols = {p, exact, scale, (double *)s, ib, NULL, nb, COL_RESTORE};
     par_for((size_t)p->M, 64, col_rows, &cols);
 }
+
+/* ---- a patched call's C, looked at without writing exact and scale ----
+ * The expected values of the rows and columns that the patches change go to
+ * overrides in save; every other element is compared with exact and scale as
+ * they are. Nothing is written to exact and scale, which a grading process
+ * shares with its parent until it writes them (one write to a page of them
+ * copies the page: a patched column touches a page in every row). The
+ * overrides hold the values gemm_patch_expect would write, by the same
+ * double operations in the same order, and the rule is compare_all_within's,
+ * so this says "all within" exactly when the first look of gemm_judge after
+ * gemm_patch_expect would. */
+
+#define OVER_MAX 64 /* patches of A, and of B, at most */
+
+typedef struct over_job {
+    const double *exact, *scale;
+    const float *got;
+    int N;
+    double t1, t2;
+    int nrows, ncols;
+    int row[OVER_MAX], col[OVER_MAX]; /* distinct, ascending */
+    double *row_e[OVER_MAX], *row_s[OVER_MAX], *col_e[OVER_MAX], *col_s[OVER_MAX];
+} over_job;
+
+/* compare_all_within's rule on [from, to) of one row. */
+static int outside(const double *e, const double *s, const float *got, int from, int to,
+                   double t1, double t2)
+{
+    int bad = 0;
+    if (t2 != 0.0)
+        for (int j = from; j < to; j++) {
+            double g = got[j], tol = t1 * s[j];
+            tol += t2 * s[j];
+            bad |= (fabs(g - e[j]) > tol) | !isfinite(g);
+        }
+    else
+        for (int j = from; j < to; j++) {
+            double g = got[j];
+            bad |= (fabs(g - e[j]) > t1 * s[j]) | !isfinite(g);
+        }
+    return bad;
+}
+
+static int find(const int *v, int n, int x)
+{
+    for (int t = 0; t < n; t++)
+        if (v[t] == x)
+            return t;
+    return -1;
+}
+
+static int over_rows(void *ctx, size_t begin, size_t end)
+{
+    const over_job *o = ctx;
+    const int N = o->N;
+    int bad = 0;
+    for (size_t i = begin; i < end; i++) {
+        const float *g = o->got + i * (size_t)N;
+        int r = find(o->row, o->nrows, (int)i);
+        if (r >= 0) { /* its columns' overrides are copied into the row's */
+            bad |= outside(o->row_e[r], o->row_s[r], g, 0, N, o->t1, o->t2);
+            continue;
+        }
+        const double *e = o->exact + i * (size_t)N, *s = o->scale + i * (size_t)N;
+        int from = 0;
+        for (int c = 0; c < o->ncols; c++) {
+            int j = o->col[c];
+            bad |= outside(e, s, g, from, j, o->t1, o->t2);
+            bad |= outside(&o->col_e[c][i], &o->col_s[c][i], &g[j], 0, 1, o->t1, o->t2);
+            from = j + 1;
+        }
+        bad |= outside(e, s, g, from, N, o->t1, o->t2);
+    }
+    return bad;
+}
+
+static int add_sorted(int *v, int n, int x)
+{
+    if (find(v, n, x) >= 0)
+        return n;
+    int at = n;
+    while (at > 0 && v[at - 1] > x) {
+        v[at] = v[at - 1];
+        at--;
+    }
+    v[at] = x;
+    return n + 1;
+}
+
+int gemm_patched_within(const gemm_problem *p, const double *exact, const double *scale,
+                        const float *got, const uint64_t *ia, const uint32_t *va, int na,
+                        const uint64_t *ib, const uint32_t *vb, int nb, int tf32, double *save)
+{
+    if (na > OVER_MAX || nb > OVER_MAX)
+        return 0; /* the caller's full path decides */
+    const int M = p->M, N = p->N, K = p->K;
+    const double alpha = p->alpha, aa = fabs(alpha);
+    over_job o = {exact, scale, got, N, 0, 0, 0, 0, {0}, {0}, {0}, {0}, {0}, {0}};
+    gemm_tolerance_factors(K, tf32, &o.t1, &o.t2);
+    for (int t = 0; t < na; t++)
+        o.nrows = add_sorted(o.row, o.nrows, (int)(ia[t] / (uint64_t)K));
+    for (int t = 0; t < nb; t++)
+        o.ncols = add_sorted(o.col, o.ncols, (int)(ib[t] % (uint64_t)N));
+    double *w = save;
+    for (int r = 0; r < o.nrows; r++) { /* the rows: as gemm_patch_expect's first updates */
+        size_t i = (size_t)o.row[r];
+        o.row_e[r] = w, o.row_s[r] = w + N, w += 2 * (size_t)N;
+        memcpy(o.row_e[r], exact + i * N, (size_t)N * sizeof *w);
+        memcpy(o.row_s[r], scale + i * N, (size_t)N * sizeof *w);
+        for (int t = 0; t < na; t++) {
+            if (ia[t] / (uint64_t)K != i)
+                continue;
+            size_t k = (size_t)(ia[t] % (uint64_t)K);
+            double a0 = p->A[ia[t]], a1 = word_float(va[t]);
+            double d = alpha * (a1 - a0), dm = aa * (fabs(a1) - fabs(a0));
+            for (int j = 0; j < N; j++) {
+                double b = patched(p->B, k * N + j, ib, vb, nb);
+                o.row_e[r][j] += d * b;
+                o.row_s[r][j] += dm * fabs(b);
+            }
+        }
+    }
+    for (int c = 0; c < o.ncols; c++) { /* the columns: from the rows' values, then B's */
+        size_t j = (size_t)o.col[c];
+        o.col_e[c] = w, o.col_s[c] = w + M, w += 2 * (size_t)M;
+        for (int i = 0; i < M; i++) {
+            int r = find(o.row, o.nrows, i);
+            o.col_e[c][i] = r >= 0 ? o.row_e[r][j] : exact[(size_t)i * N + j];
+            o.col_s[c][i] = r >= 0 ? o.row_s[r][j] : scale[(size_t)i * N + j];
+        }
+        for (int t = 0; t < nb; t++) {
+            if (ib[t] % (uint64_t)N != j)
+                continue;
+            size_t k = (size_t)(ib[t] / (uint64_t)N);
+            double b0 = p->B[ib[t]], b1 = word_float(vb[t]);
+            for (int i = 0; i < M; i++) {
+                double a = p->A[(size_t)i * K + k];
+                o.col_e[c][i] += alpha * a * (b1 - b0);
+                o.col_s[c][i] += aa * fabs(a) * (fabs(b1) - fabs(b0));
+            }
+        }
+        for (int r = 0; r < o.nrows; r++) { /* where a patched row crosses it */
+            o.row_e[r][j] = o.col_e[c][o.row[r]];
+            o.row_s[r][j] = o.col_s[c][o.row[r]];
+        }
+    }
+    return !par_for((size_t)M, 64, over_rows, &o);
+}

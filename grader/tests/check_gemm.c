@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/compare.h"
 #include "../../common/rng.h"
 #include "../lab.h"
 #include "../labs/gemm_lab.h"
@@ -442,6 +443,114 @@ START_TEST(patched_expectation_with_collisions)
 }
 END_TEST
 
+/* The first look at a timed call's C that writes nothing (gemm_patched_within)
+ * against the way it was done before: the expected C patched in place, then
+ * compare_all_within. Its overrides must hold the patched expectation bit for
+ * bit, and the two must agree whether the output is right or wrong, in a
+ * patched row, a patched column, where they cross, or elsewhere. Patches
+ * collide (rows and columns patched twice) in some iterations. */
+START_TEST(patched_first_look_agrees)
+{
+    const int M = 41, N = 52, K = 37 + 8 * _i;
+    const float alpha = _i % 2 ? 0.75f : -1.5f, beta = _i % 3 ? 0.5f : 0.0f;
+    const int tf32 = _i % 2;
+    fixture f;
+    make_graded(&f, M, N, K, alpha, beta, 100 + _i);
+    size_t mn = (size_t)M * N;
+    double *exact0 = kept(f.exact, mn), *scale0 = kept(f.scale, mn);
+    rng r;
+    rng_seed(&r, 200 + _i);
+    enum { NP = 4 };
+    uint64_t ia[NP], ib[NP];
+    uint32_t va[NP], vb[NP];
+    for (int t = 0; t < NP; t++) { /* iterations 1, 3, ...: rows and columns patched twice */
+        size_t i = _i % 2 && t % 2 ? ia[t - 1] / K : rng_below(&r, (uint64_t)M);
+        size_t j = _i % 2 && t % 2 ? ib[t - 1] % N : rng_below(&r, (uint64_t)N);
+        size_t ka = rng_below(&r, (uint64_t)K), kb = rng_below(&r, (uint64_t)K);
+        ia[t] = i * K + ka, ib[t] = kb * N + j;
+        va[t] = bits_of((rng_below(&r, 2) ? -1.0f : 1.0f) * rng_uniform(&r, 512.0f, 1024.0f));
+        vb[t] = bits_of((rng_below(&r, 2) ? -1.0f : 1.0f) * rng_uniform(&r, 512.0f, 1024.0f));
+    }
+    for (int a = 0; a < NP; a++) /* ascending and distinct, as patch_pick makes them */
+        for (int b = a + 1; b < NP; b++) {
+            if (ia[b] < ia[a]) {
+                uint64_t x = ia[a];
+                ia[a] = ia[b], ia[b] = x;
+            }
+            if (ib[b] < ib[a]) {
+                uint64_t x = ib[a];
+                ib[a] = ib[b], ib[b] = x;
+            }
+        }
+    for (int t = 1; t < NP; t++) {
+        if (ia[t] == ia[t - 1])
+            ia[t] = ia[t - 1] + 1;
+        if (ib[t] == ib[t - 1])
+            ib[t] = ib[t - 1] + 1;
+    }
+    double *save = malloc(2 * NP * (size_t)(M + N) * sizeof(double));
+    double *pe = NULL, *ps = NULL; /* the patched expectation, the old way */
+    gemm_patch_expect(&f.p, f.exact, f.scale, ia, va, NP, ib, vb, NP, save);
+    pe = kept(f.exact, mn), ps = kept(f.scale, mn);
+    gemm_patch_undo(&f.p, f.exact, f.scale, ia, NP, ib, NP, save);
+    double t1, t2;
+    gemm_tolerance_factors(K, tf32, &t1, &t2);
+    int outcomes[2] = {0, 0};
+    for (int where = 0; where < 5; where++) {
+        for (size_t e = 0; e < mn; e++)
+            f.got[e] = (float)pe[e];
+        size_t i = where == 1 || where == 3 ? ia[0] / K : (size_t)rng_below(&r, (uint64_t)M);
+        size_t j = where == 2 || where == 3 ? ib[0] % N : (size_t)rng_below(&r, (uint64_t)N);
+        size_t e = i * N + j;
+        if (where < 4) { /* well outside (x3) or inside (x0.4), by turns */
+            double tol = t1 * ps[e] + t2 * ps[e];
+            f.got[e] = (float)(pe[e] + ((where + _i) % 2 ? 3.0 : 0.4) * tol);
+        }
+        int now = gemm_patched_within(&f.p, f.exact, f.scale, f.got, ia, va, NP, ib, vb, NP, tf32,
+                                      save);
+        ck_assert(memcmp(exact0, f.exact, mn * sizeof(double)) == 0); /* nothing written */
+        ck_assert(memcmp(scale0, f.scale, mn * sizeof(double)) == 0);
+        int before = compare_all_within(pe, ps, f.got, mn, t1, t2);
+        ck_assert_msg(now == before, "where %d, C[%zu][%zu]: %d, before %d", where, i, j, now,
+                      before);
+        outcomes[now]++;
+    }
+    ck_assert_int_gt(outcomes[1], 0); /* the untouched C passes */
+    ck_assert_int_eq(outcomes[0], 2);  /* and two of the four changed ones fail */
+    /* The overrides in save: the patched rows' values, bit for bit. */
+    size_t row0 = ia[0] / K;
+    ck_assert(memcmp(save, pe + row0 * N, (size_t)N * sizeof(double)) == 0);
+    ck_assert(memcmp(save + N, ps + row0 * N, (size_t)N * sizeof(double)) == 0);
+    free(pe);
+    free(ps);
+    free(save);
+    free(exact0);
+    free(scale0);
+    drop(&f);
+}
+END_TEST
+
+/* A wrong element in a patched row is caught by the first look, and the slow
+ * way names it. */
+START_TEST(patched_first_look_catches_a_replay)
+{
+    const int M = 30, N = 40, K = 64;
+    fixture f;
+    make_graded(&f, M, N, K, 1.0f, 0.0f, 7);
+    size_t mn = (size_t)M * N;
+    uint64_t ia[1] = {5 * (uint64_t)K + 9}, ib[1] = {9 * (uint64_t)N + 17};
+    uint32_t va[1] = {bits_of(800.0f)}, vb[1] = {bits_of(-900.0f)};
+    double *save = malloc(2 * (size_t)(M + N) * sizeof(double));
+    for (size_t e = 0; e < mn; e++) /* the unpatched C: a replayed result */
+        f.got[e] = (float)f.exact[e];
+    ck_assert_int_eq(gemm_patched_within(&f.p, f.exact, f.scale, f.got, ia, va, 1, ib, vb, 1, 0,
+                                         save),
+                     0);
+    free(save);
+    drop(&f);
+}
+END_TEST
+
 extern const lab_spec lab_gemm;
 
 /* The shapes, the benchmark 4096^3 (137 GFLOP per call). */
@@ -478,6 +587,8 @@ Suite *make_gemm_suite(void)
                         (int)(sizeof graded_shapes / sizeof graded_shapes[0]));
     tcase_add_test(tc, patched_expectation_is_exact);
     tcase_add_test(tc, patched_expectation_with_collisions);
+    tcase_add_loop_test(tc, patched_first_look_agrees, 0, 8);
+    tcase_add_test(tc, patched_first_look_catches_a_replay);
     tcase_add_test(tc, sizes_and_stages);
     suite_add_tcase(s, tc);
     return s;
