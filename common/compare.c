@@ -71,27 +71,31 @@ typedef struct within_job {
     double f1, f2;
 } within_job;
 
-/* No early exit inside a slice: a branch-free loop the compiler vectorises
- * runs at memory speed, and a wrong result is the rare case. */
-static int any_outside(void *arg, size_t begin, size_t end)
+/* No early exit: a branch-free loop the compiler vectorises runs at memory
+ * speed, and a wrong result is the rare case. */
+int compare_any_outside(const double *exact, const double *scale, const float *got, size_t n,
+                        double f1, double f2)
 {
-    const within_job *j = arg;
-    const double *exact = j->exact, *scale = j->scale;
-    const float *got = j->got;
-    const double f1 = j->f1, f2 = j->f2;
     int bad = 0;
     if (f2 != 0.0)
-        for (size_t e = begin; e < end; e++) {
+        for (size_t e = 0; e < n; e++) {
             double g = got[e], tol = f1 * scale[e];
             tol += f2 * scale[e];
             bad |= (fabs(g - exact[e]) > tol) | !isfinite(g);
         }
     else
-        for (size_t e = begin; e < end; e++) {
+        for (size_t e = 0; e < n; e++) {
             double g = got[e];
             bad |= (fabs(g - exact[e]) > f1 * scale[e]) | !isfinite(g);
         }
     return bad;
+}
+
+static int any_outside(void *arg, size_t begin, size_t end)
+{
+    const within_job *j = arg;
+    return compare_any_outside(j->exact + begin, j->scale + begin, j->got + begin, end - begin,
+                               j->f1, j->f2);
 }
 
 int compare_all_within(const double *exact, const double *scale, const float *got, size_t n,

@@ -36,6 +36,10 @@ int compare_floats(const float *expected, const float *got, size_t n, double ato
  * wrong. Memory-bound: 20 bytes an element. */
 int compare_all_within(const double *exact, const double *scale, const float *got, size_t n,
                        double f1, double f2);
+/* The same rule on one span, in the calling thread: 1 when any element is
+ * outside (or not finite), else 0. */
+int compare_any_outside(const double *exact, const double *scale, const float *got, size_t n,
+                        double f1, double f2);
 
 /* Is this float the grader's "never written" pattern? */
 int compare_is_unwritten(float x);

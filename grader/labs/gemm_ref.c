@@ -523,19 +523,8 @@ typedef struct over_job {
 static int outside(const double *e, const double *s, const float *got, int from, int to,
                    double t1, double t2)
 {
-    int bad = 0;
-    if (t2 != 0.0)
-        for (int j = from; j < to; j++) {
-            double g = got[j], tol = t1 * s[j];
-            tol += t2 * s[j];
-            bad |= (fabs(g - e[j]) > tol) | !isfinite(g);
-        }
-    else
-        for (int j = from; j < to; j++) {
-            double g = got[j];
-            bad |= (fabs(g - e[j]) > t1 * s[j]) | !isfinite(g);
-        }
-    return bad;
+    return to > from && compare_any_outside(e + from, s + from, got + from, (size_t)(to - from),
+                                            t1, t2);
 }
 
 static int find(const int *v, int n, int x)
