@@ -388,9 +388,10 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 
 /* Case 0: C filled with NaN (beta is 0, C must not be read); case 1: the old
  * C, copied on the device from a copy uploaded once (a copy from the host's
- * pageable memory took longer than most stages' calls). A stage that changes
- * that copy only changes its own input: the check's expected C comes from
- * the host's C0. */
+ * pageable memory took longer than most stages' calls). A stage that writes
+ * to that copy changes only the inputs of later calls (its own, its bases'
+ * and the ceiling's, which share this context): every check's expected C
+ * comes from the host's C0, so nothing written there passes a check. */
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     c->variant = variant;

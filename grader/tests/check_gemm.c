@@ -451,9 +451,9 @@ END_TEST
  * collide (rows and columns patched twice) in some iterations. */
 START_TEST(patched_first_look_agrees)
 {
-    const int M = 41, N = 52, K = 37 + 8 * _i;
+    const int M = _i % 4 == 3 ? 150 : 41, N = 52, K = 37 + 8 * _i; /* 150: rows on 2+ threads */
     const float alpha = _i % 2 ? 0.75f : -1.5f, beta = _i % 3 ? 0.5f : 0.0f;
-    const int tf32 = _i % 2;
+    const int tf32 = _i / 2 % 2;
     fixture f;
     make_graded(&f, M, N, K, alpha, beta, 100 + _i);
     size_t mn = (size_t)M * N;
@@ -467,6 +467,8 @@ START_TEST(patched_first_look_agrees)
         size_t i = _i % 2 && t % 2 ? ia[t - 1] / K : rng_below(&r, (uint64_t)M);
         size_t j = _i % 2 && t % 2 ? ib[t - 1] % N : rng_below(&r, (uint64_t)N);
         size_t ka = rng_below(&r, (uint64_t)K), kb = rng_below(&r, (uint64_t)K);
+        if (t == 0) /* A's patch in column k, B's in row k: the row needs the patched B */
+            kb = ka;
         ia[t] = i * K + ka, ib[t] = kb * N + j;
         va[t] = bits_of((rng_below(&r, 2) ? -1.0f : 1.0f) * rng_uniform(&r, 512.0f, 1024.0f));
         vb[t] = bits_of((rng_below(&r, 2) ? -1.0f : 1.0f) * rng_uniform(&r, 512.0f, 1024.0f));
@@ -530,8 +532,8 @@ START_TEST(patched_first_look_agrees)
 }
 END_TEST
 
-/* A wrong element in a patched row is caught by the first look, and the slow
- * way names it. */
+/* A replayed C (the unpatched result) fails the first look, and the slow way
+ * then calls it WRONG RESULT and names an element of a patched row. */
 START_TEST(patched_first_look_catches_a_replay)
 {
     const int M = 30, N = 40, K = 64;
@@ -546,6 +548,10 @@ START_TEST(patched_first_look_catches_a_replay)
     ck_assert_int_eq(gemm_patched_within(&f.p, f.exact, f.scale, f.got, ia, va, 1, ib, vb, 1, 0,
                                          save),
                      0);
+    char msg[VERDICT_MSG];
+    gemm_patch_expect(&f.p, f.exact, f.scale, ia, va, 1, ib, vb, 1, save);
+    ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_WRONG);
+    ck_assert_msg(strstr(msg, "elements of C are wrong"), "%s", msg);
     free(save);
     drop(&f);
 }
