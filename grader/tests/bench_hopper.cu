@@ -23,8 +23,12 @@
  *     232), a 4-deep ring of full/empty mbarriers, 128x256x64 block tile;
  *  3b the same keeping one wgmma group in flight while waiting for the next
  *     tile (the slot is freed one tile later).
- * Stages 4 (clusters, TMA multicast) and 5 (persistent, TMA-store epilogue)
- * are not written yet.
+ * Candidates for stages 4 and 5, written but not yet run on a GPU:
+ *  4c stage 3b in clusters of 2 along N, each block loading half of the A
+ *     tile and multicasting it to both (TMA .multicast::cluster);
+ *  5p stage 3b persistent: one block per SM walks the tiles, its ring of
+ *     barriers running on from one tile to the next (the epilogue still
+ *     stores from registers; a TMA store of C is not written yet).
  * Sizes: 128x256x64 and 200x300x136 (correctness only: one tile of every
  * kernel; then tails in M, N and K), 4096^3, 8192^3 and 4000^3 (4000 =
  * 31*128 + 32: a tail in M and N for every tile, and in K for the TMA
@@ -59,7 +63,7 @@
  *     make build/bench_hopper && build/bench_hopper
  * (the target always builds for sm_90a; ARCH does not matter here).
  * build/bench_hopper [stages] [size]: stages a string of their digits
- * (default "0123b", b for 3b); size 0 = all, else the M of one size (128,
+ * (default "0123bcp": b for 3b, c for 4c, p for 5p); size 0 = all, else the M of one size (128,
  * 200, 4096, 8192 or 4000). A kernel that hangs
  * on an mbarrier gives up after about 4 s of clock (a trap). A fault loses
  * the CUDA context, so the benchmark runs in a child process: after a fault
@@ -534,6 +538,206 @@ __global__ void __launch_bounds__(384, 1)
     }
 }
 
+/* ---- a candidate for stage 4: clusters of two, A multicast ------------------------------ */
+
+__device__ __forceinline__ uint32_t cluster_rank()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+/* Every thread of every block of the cluster arrives, then waits: what each
+ * did to shared memory before is visible to the others after. */
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::
+                     : "memory");
+}
+
+/* One arrival on the mbarrier at the same shared-memory offset in block
+ * `cta` of the cluster (this block's own included). */
+__device__ __forceinline__ void mbar_arrive_in(uint64_t *bar, uint32_t cta)
+{
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(bar)), "r"(cta));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
+}
+
+/* tma_load_2d into the same offset of every block in `mask` (bit i: rank i);
+ * each block's barrier at the offset of `bar` counts the bytes it receives. */
+__device__ __forceinline__ void tma_load_2d_multicast(void *dst, const CUtensorMap *map,
+                                                      uint64_t *bar, int c0, int c1,
+                                                      uint16_t mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_addr(dst)),
+                 "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "h"(mask)
+                 : "memory");
+}
+
+/* Stage 3b's block in clusters of two along N: the two blocks of a cluster
+ * compute tiles (m0, n0) and (m0, n0 + 256), which need the same 128 rows of
+ * A. Each loads 64 of them and multicasts them to both, so A is read from L2
+ * once per cluster instead of once per block. A slot may be refilled only
+ * when both blocks have finished reading it (the partner's half of A lands in
+ * it too): empty[s] takes 4 arrivals, one per consumer warpgroup of either
+ * block, and each consumer arrives on both blocks' empty[s]. full[s] still
+ * expects the whole stage's bytes: its own producer's B and half of A, the
+ * partner's half of A (which may land before this block's producer has said
+ * what to expect: the barrier's byte count then runs below zero until it
+ * does). The blocks sync as a cluster after making their barriers (no
+ * arrival or copy may reach a barrier not yet made) and before they exit
+ * (none may reach a block that has gone). */
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
+    s4_cluster(int M, int N, int K, const __grid_constant__ CUtensorMap mapA64,
+               const __grid_constant__ CUtensorMap mapB, float *C)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ __align__(8) uint64_t full[S3_STAGES], empty[S3_STAGES];
+    uint8_t *base = align1024(smem_raw);
+    int wg = threadIdx.x / 128, t128 = threadIdx.x % 128;
+    uint32_t rank = cluster_rank();
+    int m0 = blockIdx.y * S3_BM, n0 = blockIdx.x * S3_BN;
+    int tiles = (K + TMA_BK - 1) / TMA_BK;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S3_STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 4);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    cluster_sync();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (t128 == 0)
+            for (int t = 0; t < tiles; t++) {
+                int s = t % S3_STAGES;
+                if (t >= S3_STAGES)
+                    mbar_wait(&empty[s], (t / S3_STAGES - 1) & 1);
+                bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
+                bf16 *sB = sA + S3_BM * TMA_BK;
+                mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
+                tma_load_2d_multicast(sA + rank * 64 * TMA_BK, &mapA64, &full[s], t * TMA_BK,
+                                      m0 + (int)rank * 64, 0x3);
+                tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+            }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        int half = wg - 1;
+        float acc[128];
+#pragma unroll
+        for (int r = 0; r < 128; r++)
+            acc[r] = 0.0f;
+        for (int t = 0; t < tiles; t++) {
+            int s = t % S3_STAGES;
+            bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
+            bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
+            mbar_wait(&full[s], (t / S3_STAGES) & 1);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < TMA_BK / 16; kk++)
+                wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
+            wgmma_commit();
+            wgmma_wait<1>();
+            if (t128 == 0 && t >= 1) { /* tile t - 1's slot, in both blocks */
+                mbar_arrive_in(&empty[(t - 1) % S3_STAGES], 0);
+                mbar_arrive_in(&empty[(t - 1) % S3_STAGES], 1);
+            }
+        }
+        wgmma_wait<0>();
+        acc_fence<128>(acc);
+        store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
+    }
+    cluster_sync();
+}
+
+/* ---- a candidate for stage 5: persistent blocks, the ring running across tiles ------- */
+
+/* Stage 3b's block (a producer warpgroup, two consumers, 128 x 256 x 64, a
+ * ring of S3_STAGES slots), launched once per SM. Each block takes tiles
+ * blockIdx.x, blockIdx.x + gridDim.x, ... (row-major over the tile grid: the
+ * blocks in flight at once share rows of A and columns of B in L2). The ring
+ * is not restarted between tiles: the producer and the consumers count k-tiles
+ * over all of the block's tiles (it), so the producer is already loading the
+ * next tile while the consumers store this one from registers. Slot and
+ * parity as in stage 3: slot it % S3_STAGES, use it / S3_STAGES. Consumers
+ * keep one wgmma group in flight within a tile (as 3b) and free a tile's last
+ * slot after its final wait. */
+__global__ void __launch_bounds__(384, 1)
+    s5_persistent(int M, int N, int K, const __grid_constant__ CUtensorMap mapA,
+                  const __grid_constant__ CUtensorMap mapB, float *C)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ __align__(8) uint64_t full[S3_STAGES], empty[S3_STAGES];
+    uint8_t *base = align1024(smem_raw);
+    int wg = threadIdx.x / 128, t128 = threadIdx.x % 128;
+    int ktiles = (K + TMA_BK - 1) / TMA_BK;
+    int tiles_n = (N + S3_BN - 1) / S3_BN, tiles = tiles_n * ((M + S3_BM - 1) / S3_BM);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S3_STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 2);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (t128 == 0) {
+            uint32_t it = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0 = tile / tiles_n * S3_BM, n0 = tile % tiles_n * S3_BN;
+                for (int t = 0; t < ktiles; t++, it++) {
+                    int s = it % S3_STAGES;
+                    if (it >= S3_STAGES)
+                        mbar_wait(&empty[s], (it / S3_STAGES - 1) & 1);
+                    bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
+                    bf16 *sB = sA + S3_BM * TMA_BK;
+                    mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
+                    tma_load_2d(sA, &mapA, &full[s], t * TMA_BK, m0);
+                    tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        int half = wg - 1;
+        float acc[128];
+        uint32_t it = 0;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0 = tile / tiles_n * S3_BM, n0 = tile % tiles_n * S3_BN;
+#pragma unroll
+            for (int r = 0; r < 128; r++)
+                acc[r] = 0.0f;
+            for (int t = 0; t < ktiles; t++, it++) {
+                int s = it % S3_STAGES;
+                bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
+                bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
+                mbar_wait(&full[s], (it / S3_STAGES) & 1);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < TMA_BK / 16; kk++)
+                    wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
+                wgmma_commit();
+                wgmma_wait<1>(); /* the previous k-tile's multiplies are done */
+                if (t128 == 0 && t > 0)
+                    mbar_arrive(&empty[(it - 1) % S3_STAGES]);
+            }
+            wgmma_wait<0>(); /* this tile's last k-tile too: free its slot */
+            if (t128 == 0)
+                mbar_arrive(&empty[(it - 1) % S3_STAGES]);
+            acc_fence<128>(acc);
+            store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
+        }
+    }
+}
+
 /* ---- the host side: inputs, checks, launches ----------------------------------------- */
 
 /* Uniform in [-1, 1) from a hash of (seed, index), rounded to BF16. */
@@ -624,6 +828,24 @@ template <int IN_FLIGHT> static void run_s3x(const problem &p)
 static void run_s3(const problem &p) { run_s3x<0>(p); }
 static void run_s3b(const problem &p) { run_s3x<1>(p); }
 
+static void run_s4(const problem &p)
+{
+    size_t smem = S3_STAGES * S3_STAGE_BYTES + 1024;
+    int tiles_n = (p.N + S3_BN - 1) / S3_BN;
+    dim3 grid(tiles_n + tiles_n % 2, (p.M + S3_BM - 1) / S3_BM); /* whole clusters of 2 along N */
+    s4_cluster<<<grid, 384, smem>>>(p.M, p.N, p.K, p.a64, p.b256, p.C);
+}
+
+static int sm_count; /* the GPU's SMs: the persistent kernel's grid */
+
+static void run_s5(const problem &p)
+{
+    size_t smem = S3_STAGES * S3_STAGE_BYTES + 1024;
+    int tiles = ((p.N + S3_BN - 1) / S3_BN) * ((p.M + S3_BM - 1) / S3_BM);
+    s5_persistent<<<tiles < sm_count ? tiles : sm_count, 384, smem>>>(p.M, p.N, p.K, p.a128,
+                                                                       p.b256, p.C);
+}
+
 static cublasHandle_t handle;
 
 /* C = A B through cuBLAS (column-major): C^T (N x M) = Bt^T (N x K) A^T (K x M). */
@@ -649,6 +871,8 @@ static const struct {
     {'2', "2 TMA+wgmma 128x128x64, 1 warpgroup", run_s2},
     {'3', "3 producer+2 consumers 128x256x64, 4 stages", run_s3},
     {'b', "3b the same, one wgmma group in flight", run_s3b},
+    {'c', "4c 3b in clusters of 2, A multicast", run_s4},
+    {'p', "5p 3b persistent, one block per SM", run_s5},
 };
 
 /* Mean milliseconds of 20 calls after 3 warm-ups, CUDA events on the default
@@ -744,6 +968,11 @@ static int bench(const char *stages, int only)
                                S3_STAGES * S3_STAGE_BYTES + 1024));
     CHECK(cudaFuncSetAttribute(s3_warp_specialised<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                S3_STAGES * S3_STAGE_BYTES + 1024));
+    CHECK(cudaFuncSetAttribute(s5_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               S3_STAGES * S3_STAGE_BYTES + 1024));
+    CHECK(cudaFuncSetAttribute(s4_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               S3_STAGES * S3_STAGE_BYTES + 1024));
+    sm_count = prop.multiProcessorCount;
     printf("bench_hopper on %s: C = A Bt^T, BF16 in, FP32 out; bound = K 2^-23 sum|a||b| "
            "(x2 against cuBLAS); mean of 20 after 3 warm-ups\n",
            prop.name);
@@ -877,7 +1106,7 @@ static int bench(const char *stages, int only)
 int main(int argc, char **argv)
 {
     char stages[32];
-    snprintf(stages, sizeof stages, "%s", argc > 1 ? argv[1] : "0123b");
+    snprintf(stages, sizeof stages, "%s", argc > 1 ? argv[1] : "0123bcp");
     int only = argc > 2 ? atoi(argv[2]) : 0, faults = 0;
     for (;;) {
         fflush(stdout); /* or the child would print our buffer again */
