@@ -78,6 +78,7 @@
 #include <cstring>
 #include <vector>
 
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -261,6 +262,26 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
             return;
         if (clock64() - start > SPIN_LIMIT)
             __trap(); /* a lost arrival or a wrong byte count: fail, do not hang */
+    }
+}
+
+/* mbar_wait for a barrier that other blocks of the cluster arrive on (with
+ * release at cluster scope): the acquire must be at cluster scope too. */
+__device__ __forceinline__ void mbar_wait_cluster(uint64_t *bar, uint32_t parity)
+{
+    uint32_t done;
+    long long start = clock64();
+    for (;;) {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+        if (done)
+            return;
+        if (clock64() - start > SPIN_LIMIT)
+            __trap();
     }
 }
 
@@ -617,14 +638,17 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
         if (t128 == 0)
             for (int t = 0; t < tiles; t++) {
                 int s = t % S3_STAGES;
-                if (t >= S3_STAGES)
-                    mbar_wait(&empty[s], (t / S3_STAGES - 1) & 1);
+                if (t >= S3_STAGES) /* both blocks' consumers arrive on it */
+                    mbar_wait_cluster(&empty[s], (t / S3_STAGES - 1) & 1);
                 bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
                 bf16 *sB = sA + S3_BM * TMA_BK;
-                mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
+                /* A block past the right edge of C (the grid is rounded up to
+                 * whole clusters) loads no B, only its half of A for its partner. */
+                mbar_arrive_expect_tx(&full[s], n0 < N ? S3_STAGE_BYTES : S3_BM * TMA_BK * 2);
                 tma_load_2d_multicast(sA + rank * 64 * TMA_BK, &mapA64, &full[s], t * TMA_BK,
                                       m0 + (int)rank * 64, 0x3);
-                tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+                if (n0 < N)
+                    tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
             }
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -653,6 +677,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
         acc_fence<128>(acc);
         store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
     }
+    __syncwarp(); /* the aligned cluster barrier needs every warp converged */
     cluster_sync();
 }
 
@@ -932,6 +957,9 @@ static std::vector<sample> cpu_reference(const std::vector<bf16> &A, const std::
     return s;
 }
 
+/* The most seconds one benchmark process may take (all sizes, all kernels). */
+#define BENCH_LIMIT_S 240
+
 /* Exit status of a run whose kernel number i faulted: FAULTED + i. */
 #define FAULTED 100
 
@@ -1115,10 +1143,28 @@ int main(int argc, char **argv)
             perror("bench_hopper: fork");
             return 1;
         }
-        if (pid == 0)
+        if (pid == 0) {
+            setvbuf(stdout, NULL, _IOLBF, 0); /* each line out before a possible kill */
             exit(bench(stages, only));
-        int status;
-        if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+        }
+        /* A hang the kernels' own trap cannot catch (a cluster barrier, a
+         * setmaxnreg that never gets its registers) must not hold the GPU
+         * for the rest of a session: the child gets BENCH_LIMIT_S seconds. */
+        int status, waited = 0;
+        pid_t got;
+        while ((got = waitpid(pid, &status, WNOHANG)) == 0 && waited < BENCH_LIMIT_S * 10) {
+            usleep(100000);
+            waited++;
+        }
+        if (got == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            printf("bench_hopper: no end after %d s: killed (a hang the kernels' trap cannot "
+                   "catch; the last line above names the size, the next kernel is the suspect)\n",
+                   BENCH_LIMIT_S);
+            return 1;
+        }
+        if (got < 0 || !WIFEXITED(status)) {
             printf("bench_hopper: the benchmark process ended abnormally\n");
             return 1;
         }
