@@ -436,7 +436,7 @@ const lab_spec lab_conv = {
     .reference_gpu = "NVIDIA H200",
     .floor_throughput = 0.01, /* TFLOP/s: the direct stage 0 on a slow GPU */
     /* cuBLAS at the layer's GEMM shape is a yardstick, not a bound: on the
-     * H200 the reference's stage 3 ran at 86.9-93.6% of it in 4 runs
+     * H200 the reference's stage 3 ran at 91.8-103.3% of it in 10 runs
      * (handouts/instructors.md) and up to 110% in earlier ones, cuDNN's FFT
      * and Winograd algorithms at 2.0-2.3 times it (they do fewer
      * multiplications), and the FP32 peak is 1.9-2.5 times it. */
