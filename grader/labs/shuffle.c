@@ -75,7 +75,7 @@ static const lab_stage shuffle_stages[] = {
         .min_ceiling = 0.80,
         .ceiling = CUB_REDUCE,
         .extra = &(const struct lab_stage_extra){.op = SHUFFLE_SUM},
-        .reference = 4253,
+        .reference = 4324,
         .technique = {{"SHFL", "warp shuffles (SHFL)"}},
         .hint = "Each warp should sum its values with five __shfl_down_sync steps (offsets 16, 8, 4, 2, 1), "
                 "lane 0 writing the warp's sum to a small shared array that warp 0 then sums: one "

@@ -124,7 +124,8 @@ extern "C" lab_status reduce_interleaved(const float *d_in, size_t n, float *d_o
 /* working threads are now the first ones, packed into whole warps, and the   */
 /* other warps skip the step entirely. No divergence and no modulo; but the   */
 /* addresses of one warp are 2s words apart, so at s = 1 two threads of a     */
-/* warp hit each shared-memory bank, at s = 16 sixteen: bank conflicts.       */
+/* warp hit each shared-memory bank, at s = 16 eight (all 8 threads left     */
+/* working, in bank 0): bank conflicts.                                     */
 /* ------------------------------------------------------------------------ */
 
 __global__ void strided_kernel(const float *__restrict__ in, size_t n, float *__restrict__ sums)
