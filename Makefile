@@ -108,7 +108,7 @@ build/grader.a: $(LIB_OBJS)
 # and its GOT is read-only before a lab library is loaded, so a submission
 # cannot redirect the grader's calls (cudaEventElapsedTime, ...) by rewriting
 # it; the grading child's sandbox (grader/sandbox.c) keeps it read-only.
-# grader/tests/check_hardening.c reads the built ELF to prove it.
+# grader/tests/check_sandbox.c reads the built ELF to prove it.
 HARDEN := -Wl,-z,relro,-z,now
 EXPORTS := -Wl,--dynamic-list=grader/exports.map $(HARDEN)
 grade: $(OBJ)/grader/main.o build/grader.a grader/exports.map
@@ -433,7 +433,7 @@ help:
 	@echo "  make lab$(firstword $(AVAILABLE)) .. lab$(lastword $(AVAILABLE))     build a lab from labs/, then run ./grade (available: $(AVAILABLE))"
 	@echo "  make labs             build every available lab (then ./grade all)"
 	@echo "  make ceilings         the reference libraries labs $(call lab_num,$(firstword $(CEILING_LABS)))-$(call lab_num,$(lastword $(CEILING_LABS))) are measured against (make labN builds them too)"
-	@echo "  make solutions        build the reference solutions; ./grade --solutions grades them"
+	@echo "  make solutions        build the reference solutions; ./grade all --solutions grades them"
 	@echo "  make test             the repository's tests (GPU tests skip when no GPU is present)"
 	@echo "  make arch-check       every source built for sm_75..sm_120; launches, limits and spills checked (no GPU)"
 	@echo "  make arch-table       the same, and its table written into handouts/instructors.md"
