@@ -498,6 +498,51 @@ __global__ void __launch_bounds__(128) s12_tma_wgmma(int M, int N, int K,
  * IN_FLIGHT = 1 ("3b"): it issues tile t + 1's wgmma first, then waits until
  * only that group is running, and frees tile t's slot: the multiplies run back
  * to back, one slot of the ring less for prefetching. */
+/* The ring's barriers, made by thread 0 and published to the async proxy
+ * (TMA) before any block of the cluster uses them: full[s] takes the
+ * producer's one arrival and the bytes, empty[s] one arrival per consumer
+ * warpgroup that reads the slot (`empty_count`). */
+__device__ __forceinline__ void ring_init(uint64_t *full, uint64_t *empty, uint32_t empty_count)
+{
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S3_STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], empty_count);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+}
+
+/* The producer's k-tile t into slot s: its bytes announced on full[s], then
+ * A's 128 rows at m0 and Bt's 256 rows at n0. */
+__device__ __forceinline__ void produce_slot(uint8_t *base, int s, uint64_t *full,
+                                             const CUtensorMap *mapA, const CUtensorMap *mapB,
+                                             int t, int m0, int n0)
+{
+    bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
+    bf16 *sB = sA + S3_BM * TMA_BK;
+    mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
+    tma_load_2d(sA, mapA, &full[s], t * TMA_BK, m0);
+    tma_load_2d(sB, mapB, &full[s], t * TMA_BK, n0);
+}
+
+/* A consumer warpgroup's k-tile in slot s: waits for its bytes (use parity
+ * `parity`), issues the four m64n256k16 steps on its 64-row half of A, and
+ * commits them as one group (not waited for here). */
+__device__ __forceinline__ void consume_slot(float *acc, uint8_t *base, int s, int half,
+                                             uint64_t *full, uint32_t parity)
+{
+    bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
+    bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
+    mbar_wait(&full[s], parity);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < TMA_BK / 16; kk++)
+        wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
+    wgmma_commit();
+}
+
 template <int IN_FLIGHT>
 __global__ void __launch_bounds__(384, 1)
     s3_warp_specialised(int M, int N, int K, const __grid_constant__ CUtensorMap mapA,
@@ -509,14 +554,7 @@ __global__ void __launch_bounds__(384, 1)
     int wg = threadIdx.x / 128, t128 = threadIdx.x % 128;
     int m0 = blockIdx.y * S3_BM, n0 = blockIdx.x * S3_BN;
     int tiles = (K + TMA_BK - 1) / TMA_BK;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S3_STAGES; s++) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], 2);
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads();
+    ring_init(full, empty, 2);
 
     if (wg == 0) {
         /* The producer needs few registers: give them to the consumers. */
@@ -526,11 +564,7 @@ __global__ void __launch_bounds__(384, 1)
                 int s = t % S3_STAGES;
                 if (t >= S3_STAGES)
                     mbar_wait(&empty[s], (t / S3_STAGES - 1) & 1);
-                bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
-                bf16 *sB = sA + S3_BM * TMA_BK;
-                mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
-                tma_load_2d(sA, &mapA, &full[s], t * TMA_BK, m0);
-                tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+                produce_slot(base, s, full, &mapA, &mapB, t, m0, n0);
             }
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -540,15 +574,7 @@ __global__ void __launch_bounds__(384, 1)
         for (int r = 0; r < 128; r++)
             acc[r] = 0.0f;
         for (int t = 0; t < tiles; t++) {
-            int s = t % S3_STAGES;
-            bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
-            bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
-            mbar_wait(&full[s], (t / S3_STAGES) & 1);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < TMA_BK / 16; kk++)
-                wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
-            wgmma_commit();
+            consume_slot(acc, base, t % S3_STAGES, half, full, (t / S3_STAGES) & 1);
             wgmma_wait<IN_FLIGHT>(); /* tile t - IN_FLIGHT's multiplies are done */
             if (t128 == 0 && t >= IN_FLIGHT) /* so this warpgroup is done with its slot */
                 mbar_arrive(&empty[(t - IN_FLIGHT) % S3_STAGES]);
@@ -623,14 +649,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     uint32_t rank = cluster_rank();
     int m0 = blockIdx.y * S3_BM, n0 = blockIdx.x * S3_BN;
     int tiles = (K + TMA_BK - 1) / TMA_BK;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S3_STAGES; s++) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], 4);
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads();
+    ring_init(full, empty, 4);
     cluster_sync();
 
     if (wg == 0) {
@@ -658,15 +677,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
         for (int r = 0; r < 128; r++)
             acc[r] = 0.0f;
         for (int t = 0; t < tiles; t++) {
-            int s = t % S3_STAGES;
-            bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
-            bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
-            mbar_wait(&full[s], (t / S3_STAGES) & 1);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < TMA_BK / 16; kk++)
-                wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
-            wgmma_commit();
+            consume_slot(acc, base, t % S3_STAGES, half, full, (t / S3_STAGES) & 1);
             wgmma_wait<1>();
             if (t128 == 0 && t >= 1) { /* tile t - 1's slot, in both blocks */
                 mbar_arrive_in(&empty[(t - 1) % S3_STAGES], 0);
@@ -703,14 +714,7 @@ __global__ void __launch_bounds__(384, 1)
     int wg = threadIdx.x / 128, t128 = threadIdx.x % 128;
     int ktiles = (K + TMA_BK - 1) / TMA_BK;
     int tiles_n = (N + S3_BN - 1) / S3_BN, tiles = tiles_n * ((M + S3_BM - 1) / S3_BM);
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S3_STAGES; s++) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], 2);
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads();
+    ring_init(full, empty, 2);
 
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
@@ -722,11 +726,7 @@ __global__ void __launch_bounds__(384, 1)
                     int s = it % S3_STAGES;
                     if (it >= S3_STAGES)
                         mbar_wait(&empty[s], (it / S3_STAGES - 1) & 1);
-                    bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
-                    bf16 *sB = sA + S3_BM * TMA_BK;
-                    mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
-                    tma_load_2d(sA, &mapA, &full[s], t * TMA_BK, m0);
-                    tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+                    produce_slot(base, s, full, &mapA, &mapB, t, m0, n0);
                 }
             }
         }
@@ -741,15 +741,7 @@ __global__ void __launch_bounds__(384, 1)
             for (int r = 0; r < 128; r++)
                 acc[r] = 0.0f;
             for (int t = 0; t < ktiles; t++, it++) {
-                int s = it % S3_STAGES;
-                bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
-                bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
-                mbar_wait(&full[s], (it / S3_STAGES) & 1);
-                wgmma_fence();
-#pragma unroll
-                for (int kk = 0; kk < TMA_BK / 16; kk++)
-                    wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
-                wgmma_commit();
+                consume_slot(acc, base, it % S3_STAGES, half, full, (it / S3_STAGES) & 1);
                 wgmma_wait<1>(); /* the previous k-tile's multiplies are done */
                 if (t128 == 0 && t > 0)
                     mbar_arrive(&empty[(it - 1) % S3_STAGES]);
