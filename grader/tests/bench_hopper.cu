@@ -245,44 +245,37 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
 }
 
-/* Waits until the phase of parity `parity` has completed. A barrier starts in
- * phase 0; each completion flips the parity the next wait must name. */
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+/* One try of a wait for the phase of parity `parity`: 1 once it has
+ * completed. CLUSTER: acquire at cluster scope, for a barrier that other
+ * blocks of the cluster arrive on with release at cluster scope. */
+template <bool CLUSTER> __device__ __forceinline__ uint32_t mbar_try(uint64_t *bar, uint32_t parity)
 {
     uint32_t done;
-    long long start = clock64();
-    for (;;) {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(parity)
-                     : "memory");
-        if (done)
-            return;
-        if (clock64() - start > SPIN_LIMIT)
-            __trap(); /* a lost arrival or a wrong byte count: fail, do not hang */
-    }
-}
-
-/* mbar_wait for a barrier that other blocks of the cluster arrive on (with
- * release at cluster scope): the acquire must be at cluster scope too. */
-__device__ __forceinline__ void mbar_wait_cluster(uint64_t *bar, uint32_t parity)
-{
-    uint32_t done;
-    long long start = clock64();
-    for (;;) {
+    if (CLUSTER)
         asm volatile("{\n.reg .pred p;\n"
                      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
                      "selp.u32 %0, 1, 0, p;\n}\n"
                      : "=r"(done)
                      : "r"(smem_addr(bar)), "r"(parity)
                      : "memory");
-        if (done)
-            return;
+    else
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+    return done;
+}
+
+/* Waits until the phase of parity `parity` has completed. A barrier starts in
+ * phase 0; each completion flips the parity the next wait must name. */
+template <bool CLUSTER = false> __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    long long start = clock64();
+    while (!mbar_try<CLUSTER>(bar, parity))
         if (clock64() - start > SPIN_LIMIT)
-            __trap();
-    }
+            __trap(); /* a lost arrival or a wrong byte count: fail, do not hang */
 }
 
 /* A 2D TMA load of one box at (c0 along the contiguous dimension, c1 along
@@ -658,7 +651,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
             for (int t = 0; t < tiles; t++) {
                 int s = t % S3_STAGES;
                 if (t >= S3_STAGES) /* both blocks' consumers arrive on it */
-                    mbar_wait_cluster(&empty[s], (t / S3_STAGES - 1) & 1);
+                    mbar_wait<true>(&empty[s], (t / S3_STAGES - 1) & 1);
                 bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
                 bf16 *sB = sA + S3_BM * TMA_BK;
                 /* A block past the right edge of C (the grid is rounded up to
