@@ -71,6 +71,13 @@ typedef CUresult (*green_create_fn)(CUgreenCtx *, CUdevResourceDesc, CUdevice, u
 typedef CUresult (*from_green_fn)(CUcontext *, CUgreenCtx);
 typedef CUresult (*set_current_fn)(CUcontext);
 typedef CUresult (*error_name_fn)(CUresult, const char **);
+typedef CUresult (*get_current_fn)(CUcontext *);
+typedef CUresult (*stream_green_fn)(CUstream, CUgreenCtx *);
+
+/* What green_enter made, for green_verify. */
+static void *made_lib;
+static CUgreenCtx made_green;
+static CUcontext made_ctx;
 
 /* "cuGreenCtxCreate failed: CUDA_ERROR_..." */
 static int failed(void *lib, const char *call, CUresult r, char *err, size_t errn)
@@ -151,7 +158,32 @@ int green_enter(int sms, char *err, size_t errn)
         return failed(lib, "cuCtxFromGreenCtx", r, err, errn);
     if ((r = set_current(ctx)) != CUDA_SUCCESS)
         return failed(lib, "cuCtxSetCurrent", r, err, errn);
+    made_lib = lib;
+    made_green = green;
+    made_ctx = ctx;
     return 0; /* the context lives as long as the process: one test per child */
+}
+
+int green_verify(void *stream, char *err, size_t errn)
+{
+    if (!made_lib) {
+        snprintf(err, errn, "no green context was made");
+        return -1;
+    }
+    get_current_fn get_current = (get_current_fn)dlsym(made_lib, "cuCtxGetCurrent");
+    stream_green_fn stream_green = (stream_green_fn)dlsym(made_lib, "cuStreamGetGreenCtx");
+    CUcontext cur = NULL;
+    if (!get_current || get_current(&cur) != CUDA_SUCCESS || cur != made_ctx) {
+        snprintf(err, errn, "the green context is no longer the current context");
+        return -1;
+    }
+    CUgreenCtx owner = NULL;
+    if (stream_green && stream_green((CUstream)stream, &owner) == CUDA_SUCCESS &&
+        owner != made_green) {
+        snprintf(err, errn, "the grader's stream does not belong to the green context");
+        return -1;
+    }
+    return 0;
 }
 
 #else
@@ -163,6 +195,13 @@ int green_enter(int sms, char *err, size_t errn)
              "--sms is not available: the grader was built with a CUDA Toolkit older than 12.4, "
              "which has no green contexts (grade without --sms, or build with CUDA 12.4 or newer)");
     return GREEN_UNAVAILABLE;
+}
+
+int green_verify(void *stream, char *err, size_t errn)
+{
+    (void)stream;
+    snprintf(err, errn, "no green context was made");
+    return -1;
 }
 
 #endif

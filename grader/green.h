@@ -26,4 +26,9 @@ int green_check(int want, int total, int min_size, int align, char *err, size_t 
  * GREEN_REFUSED / GREEN_UNAVAILABLE with the reason in err. */
 int green_enter(int sms, char *err, size_t errn);
 
+/* After green_enter: is its green context still current, and does `stream`
+ * (a cudaStream_t) belong to it? 0 when so (or when the driver cannot say
+ * which green context a stream has); -1 with the reason in err. */
+int green_verify(void *stream, char *err, size_t errn);
+
 #endif

@@ -302,6 +302,8 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
                cudaGetErrorString(err));
     char why[VERDICT_MSG - 64];
+    if (run->sms > 0 && green_verify(env->stream, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
     child_sandbox(run, rec);
