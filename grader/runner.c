@@ -461,6 +461,16 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
     }
     if (stage >= 0 && launch_trace_refused(spec, stage, out) != 0)
         return -1;
+    char why[160];
+    if (stage >= 0 && run->sms > 0 && green_verify(env->stream, why, sizeof why) != 0) {
+        out->v = V_STAGE_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "after %s() at %s, %s. This run grades on %d SMs (--sms) through a CUDA "
+                 "context the grader made; a stage must keep the context it is called in "
+                 "(no cudaSetDevice, cudaDeviceReset or driver context calls)",
+                 sym, size, why, run->sms);
+        return -1;
+    }
     if (stage >= 0 && cr->status != STATUS_OK) {
         out->v = V_STAGE_ERROR;
         if (cr->status == STATUS_ERROR)
