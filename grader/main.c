@@ -621,7 +621,9 @@ static int replay_from(fallback *fb, lab_configs *lc, const grade_options *o,
     const lab_spec *specs[OPT_MAX_LABS];
     const char *libs[OPT_MAX_LABS];
     int got_all = 0, max_all = 0, failed = 0;
-    printf("Results of %s (GPU: %s, seed 0x%llx)\n", o->from, dev.name,
+    char label[300];
+    printf("Results of %s (GPU: %s, seed 0x%llx)\n", o->from,
+           devinfo_label(&dev, "", label, sizeof label),
            (unsigned long long)seed);
     for (int i = 0; i < n; i++) {
         specs[i] = with_config(lc, &loaded[i].spec, cfg);

@@ -14,6 +14,7 @@
 #include "../analytics.h"
 #include "../green.h"
 #include "../json.h"
+#include "../load.h"
 #include "../report.h"
 #include "../runner.h"
 #include "tests.h"
@@ -159,6 +160,24 @@ START_TEST(json_records_sms_used)
         ck_assert_int_eq((int)json_number(json_get(gpu, "sms"), 0), 132);
         ck_assert_int_eq((int)json_number(json_get(gpu, "sms_used"), -1), used ? used : -1);
         json_free(doc);
+        /* --from reads it back: the replayed reports say the same. */
+        char path[] = "/tmp/cudalabs-smsjsonXXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+        close(fd);
+        static loaded_lab labs[1];
+        static lab_results back[1];
+        devinfo again;
+        uint64_t seed;
+        double elapsed;
+        int n = 0;
+        ck_assert_int_eq(results_load(path, labs, back, 1, &n, &again, &seed, &elapsed, why,
+                                      sizeof why),
+                         0);
+        unlink(path);
+        ck_assert_int_eq(again.sms_used, used);
+        ck_assert_int_eq(again.sms, 132);
         free(text);
     }
 }
