@@ -62,7 +62,7 @@ AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 COMMON_SRC := common/par.c common/hostmem.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/borrowed.c grader/hostcode.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/decide.c grader/timings.c grader/patch.c \
-              grader/ceiling.c $(sort $(wildcard grader/labs/*.c))
+              grader/ceiling.c grader/green.c $(sort $(wildcard grader/labs/*.c))
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 
@@ -199,6 +199,14 @@ test coverage solutions bench stability:
 	@exit 2
 else
 # ---- tests --------------------------------------------------------------------------
+# A stand-in for the driver's green-context calls (check_green.c), and one
+# of a driver older than CUDA 12.4.
+FAKE_CUDA := build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1
+build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1: grader/tests/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include \
+	  $(if $(findstring -old,$@),-DFAKE_CUDA_OLD) -Wl,-soname,libcuda.so.1 -o $@ $<
+
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
@@ -206,7 +214,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs; without a GPU it changes
 # nothing. The whole output is also kept in build/test.log.
-test: grade build/tests/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+test: grade build/tests/run_tests $(FAKE_CUDA) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@set -o pipefail; TEST_LABS="$(TEST_LABS)" build/tests/run_tests 2>&1 | tee build/test.log
 
 # make stability RUNS=10: the solutions of every lab graded RUNS times with
@@ -236,7 +244,7 @@ $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: grade $(COV)/grade $(COV)/run_tests $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+coverage: grade $(COV)/grade $(COV)/run_tests $(FAKE_CUDA) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab

@@ -30,6 +30,17 @@ cudaError_t devinfo_query(devinfo *d, int device)
     return cudaSuccess;
 }
 
+const char *devinfo_label(const devinfo *d, const char *unknown, char *buf, size_t n)
+{
+    if (!d || !d->name[0])
+        snprintf(buf, n, "%s", unknown);
+    else if (d->sms_used > 0)
+        snprintf(buf, n, "%s (%d of %d SMs, --sms)", d->name, d->sms_used, d->sms);
+    else
+        snprintf(buf, n, "%s", d->name);
+    return buf;
+}
+
 void devinfo_format(const devinfo *d, char *buf, size_t n)
 {
     snprintf(buf, n,
@@ -41,4 +52,8 @@ void devinfo_format(const devinfo *d, char *buf, size_t n)
              (d->runtime_version % 1000) / 10,
              d->watchdog ? "display watchdog ON (long kernels may be killed)"
                          : "no display watchdog");
+    size_t len = strlen(buf);
+    if (d->sms_used > 0 && len < n)
+        snprintf(buf + len, n - len, "; graded on %d of the GPU's %d SMs (green context)",
+                 d->sms_used, d->sms);
 }

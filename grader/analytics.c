@@ -337,7 +337,15 @@ typedef struct run_stats {
 
 static void take_run(const json *doc, run_stats (*labs)[LAB_MAX_STAGES], char *gpu, size_t gpun)
 {
-    snprintf(gpu, gpun, "%s", json_string(json_get(json_get(doc, "gpu"), "name"), "?"));
+    /* The GPU and, with --sms, the part of it: runs on other SMs are not the same code's
+     * spread. */
+    const json *g = json_get(doc, "gpu");
+    int used = (int)json_number(json_get(g, "sms_used"), 0);
+    if (used > 0)
+        snprintf(gpu, gpun, "%s (%d of %d SMs, --sms)", json_string(json_get(g, "name"), "?"), used,
+                 (int)json_number(json_get(g, "sms"), 0));
+    else
+        snprintf(gpu, gpun, "%s", json_string(json_get(g, "name"), "?"));
     const json *arr = json_get(doc, "labs");
     for (int l = 0; arr && arr->type == JSON_ARRAY && l < arr->n; l++) {
         const json *lab = &arr->items[l];
@@ -419,7 +427,7 @@ int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
     }
     static run_stats labs[LAB_MAX][LAB_MAX_STAGES]; /* by the lab's position */
     memset(labs, 0, sizeof labs);
-    char gpu[128] = "?";
+    char gpu[128] = "?", first_gpu[128] = "", other_gpu[128] = "";
     int n_read = 0;
     for (int i = 0; i < n; i++) {
         char path[4096], why[256];
@@ -428,6 +436,10 @@ int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
         json *doc = text ? json_parse(text, why, sizeof why) : NULL;
         if (doc) {
             take_run(doc, labs, gpu, sizeof gpu);
+            if (!n_read)
+                snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
+            else if (strcmp(gpu, first_gpu) != 0 && !other_gpu[0])
+                snprintf(other_gpu, sizeof other_gpu, "%s", gpu);
             n_read++;
         } else {
             fprintf(out, "  %s could not be read: %s\n", names[i], text ? why : "no such file");
@@ -443,6 +455,10 @@ int analytics_stability(const char *dir, FILE *out, char *err, size_t errn)
     }
     fprintf(out, "Stability: %d result file%s read from %s (GPU: %s)\n", n_read, n_read == 1 ? "" : "s",
             dir, gpu);
+    if (other_gpu[0])
+        fprintf(out, "  warning: these runs were not all made on the same GPU and SMs (%s, and "
+                     "%s): their spread is not one GPU's; summarise each in a folder of its own\n",
+                first_gpu, other_gpu);
     fprintf(out, "  margin: how far the worst run stayed above the threshold; '!' marks less "
                  "than 10%%\n");
     int failures = 0, close_calls = 0;

@@ -41,7 +41,9 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
     double top = 0, ceiling = 0;
     for (int s = 0; s < spec->n_stages; s++)
         several |= spec->stages[s].ceiling != NULL;
-    int reference = spec->reference_gpu && dev && strcmp(dev->name, spec->reference_gpu) == 0;
+    /* The reference's figures were measured on the whole GPU: not beside a run with --sms. */
+    int reference = spec->reference_gpu && dev && !dev->sms_used &&
+                    strcmp(dev->name, spec->reference_gpu) == 0;
     for (int s = 0; s < spec->n_stages; s++) {
         const test_record *c = &res->t[s][TEST_CORRECT], *p = &res->t[s][TEST_PERF];
         if (!c->graded && !p->graded)
@@ -62,8 +64,8 @@ int chart_svg(FILE *f, const lab_spec *spec, const lab_results *res, const devin
         top = 1;
     double step = nice_step(top * 1.05), axis = ceil(top * 1.05 / step) * step;
     int height = TOP + rows * ROW + 48;
-    char esc[512], gpu[300];
-    format_xml_escape(dev && dev->name[0] ? dev->name : "an unknown GPU", gpu, sizeof gpu);
+    char esc[512], gpu[300], label[300];
+    format_xml_escape(devinfo_label(dev, "an unknown GPU", label, sizeof label), gpu, sizeof gpu);
 
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 "
                "%d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"13\">\n",

@@ -194,10 +194,11 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
 int config_write_calibration(FILE *f, const lab_spec *const *specs, const lab_results *res,
                              int n_labs, double fraction, const devinfo *dev)
 {
+    char label[300];
     fprintf(f, "# CUDA Labs thresholds calibrated on %s (compute capability %d.%d):\n"
                "# %.2f x the speedups the reference solutions reached there.\n"
                "# Use with ./grade --config FILE.\n",
-            dev ? dev->name : "an unknown GPU", dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0,
+            devinfo_label(dev, "an unknown GPU", label, sizeof label), dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0,
             fraction);
     for (int l = 0; l < n_labs; l++) {
         const lab_spec *spec = specs[l];

@@ -183,6 +183,9 @@ int format_junit(FILE *f, const run_summary *r)
                 (unsigned long long)r->seed);
         fprintf(f, "      <property name=\"gpu\" value=\"%s\"/>\n",
                 format_xml_escape(r->dev ? r->dev->name : "", esc, sizeof esc));
+        if (r->dev && r->dev->sms_used)
+            fprintf(f, "      <property name=\"sms_used\" value=\"%d of %d\"/>\n",
+                    r->dev->sms_used, r->dev->sms);
         fprintf(f, "      <property name=\"score\" value=\"%d/%d\"/>\n", n.got, n.max);
         fprintf(f, "    </properties>\n");
         each_test(&one, junit_case, f);
@@ -277,9 +280,9 @@ static void gradescope_head(FILE *f, int score, double seconds, const char *outp
 int format_gradescope(FILE *f, const run_summary *r)
 {
     run_counts n = totals(r);
-    char text[400], esc[800];
+    char text[400], esc[800], label[300];
     snprintf(text, sizeof text, "CUDA Labs grader: %d/%d points on %s, seed 0x%llx", n.got,
-             n.max, r->dev && r->dev->name[0] ? r->dev->name : "an unknown GPU",
+             n.max, devinfo_label(r->dev, "an unknown GPU", label, sizeof label),
              (unsigned long long)r->seed);
     gradescope_head(f, n.got, r->elapsed_s, report_json_escape(text, esc, sizeof esc));
     each_test(r, gradescope_case, f);

@@ -140,7 +140,8 @@ int report_html(FILE *f, const run_summary *r)
                "<title>CUDA Labs results</title><style>%s</style></head><body>\n",
             css);
     fprintf(f, "<h1>CUDA Labs results: %d/%d points</h1>\n<p class=\"meta\">GPU: ", got, max);
-    esc(f, r->dev && r->dev->name[0] ? r->dev->name : "unknown");
+    char label[300];
+    esc(f, devinfo_label(r->dev, "unknown", label, sizeof label));
     if (r->dev)
         fprintf(f, " (compute capability %d.%d)", r->dev->cc_major, r->dev->cc_minor);
     fprintf(f, " &middot; seed 0x%llx (replay any run with <code>--seed 0x%llx</code>)</p>\n",

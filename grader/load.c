@@ -114,6 +114,7 @@ int results_load(const char *path, loaded_lab *out, lab_results *res, int max_la
     sscanf(json_string(json_get(gpu, "compute_capability"), "0.0"), "%d.%d", &dev->cc_major,
            &dev->cc_minor);
     dev->sms = (int)json_number(json_get(gpu, "sms"), 0);
+    dev->sms_used = (int)json_number(json_get(gpu, "sms_used"), 0);
     dev->driver_version = (int)json_number(json_get(gpu, "driver"), 0);
     dev->runtime_version = (int)json_number(json_get(gpu, "runtime"), 0);
     *seed = strtoull(json_string(json_get(doc, "seed"), "0"), NULL, 0);

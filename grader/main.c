@@ -394,7 +394,7 @@ static void merge_result(const grade_run *run, int stage, int kind, TestResult *
     char sz[128] = "";
     if (t->size >= 0)
         spec->size_text(t->size, sz, sizeof sz);
-    double timeout = runner_stage_timeout(spec, stage, run->reps, run->quick) * timeout_multiplier();
+    double timeout = runner_timeout(run, stage) * timeout_multiplier();
     decide_after_check(t, tr_rtype(tr), tr_msg(tr), timeout, sz);
 }
 
@@ -621,7 +621,9 @@ static int replay_from(fallback *fb, lab_configs *lc, const grade_options *o,
     const lab_spec *specs[OPT_MAX_LABS];
     const char *libs[OPT_MAX_LABS];
     int got_all = 0, max_all = 0, failed = 0;
-    printf("Results of %s (GPU: %s, seed 0x%llx)\n", o->from, dev.name,
+    char label[300];
+    printf("Results of %s (GPU: %s, seed 0x%llx)\n", o->from,
+           devinfo_label(&dev, "", label, sizeof label),
            (unsigned long long)seed);
     for (int i = 0; i < n; i++) {
         specs[i] = with_config(lc, &loaded[i].spec, cfg);
@@ -765,7 +767,12 @@ static int without_labs(session *g)
     find_root(g->root, sizeof g->root);
     if (o->gpu_info) {
         devinfo d;
-        if (probe_gpu(&d, err, sizeof err) != 0) {
+        int found = probe_gpu_sms(&d, o->sms, err, sizeof err);
+        if (found == PROBE_SMS_REFUSED) {
+            fprintf(stderr, "grade: %s\n", err);
+            return EXIT_USAGE;
+        }
+        if (found != 0) {
             printf("no usable GPU: %s\n", err);
             return EXIT_NO_GPU;
         }
@@ -896,7 +903,12 @@ static int probe_device(session *g)
 {
     grade_options *o = &g->o;
     char err[512];
-    if (probe_gpu(&g->dev, err, sizeof err) != 0) {
+    int found = probe_gpu_sms(&g->dev, o->sms, err, sizeof err);
+    if (found == PROBE_SMS_REFUSED) {
+        say(&g->fb, stderr, "grade: %s\nNothing was graded.\n", err);
+        return EXIT_USAGE;
+    }
+    if (found != 0) {
         say(&g->fb, stdout, "grade: no usable CUDA GPU: %s.\n"
                             "Nothing was graded. The grader needs an NVIDIA GPU (compute "
                             "capability 7.5 or newer) and its driver; `nvidia-smi` should list "
@@ -991,6 +1003,8 @@ static int build_suites(session *g)
         run->quick = o->quick;
         run->plain_buffers = o->under_sanitizer;
         run->sandbox = g->sandboxed;
+        run->sms = o->sms;
+        run->gpu_sms = g->dev.sms;
         Suite *s = runner_suite(run, live_line);
         if (!g->sr)
             g->sr = live_runner = srunner_create(s);

@@ -138,6 +138,16 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
                          OPT_MAX_REPS, val);
                 return -1;
             }
+        } else if (strcmp(a, "--sms") == 0) {
+            if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
+                return -1;
+            if (parse_int(val, 1, OPT_MAX_SMS, &o->sms) != 0) {
+                snprintf(err, errn,
+                         "--sms wants a number of SMs, 1 or more (for example 40, a T4's count; "
+                         "./grade --gpu-info shows this GPU's), not '%s'",
+                         val);
+                return -1;
+            }
         } else if (strcmp(a, "--lib") == 0) {
             if (take_value(argc, argv, &i, &val, a, err, errn) != 0)
                 return -1;
@@ -197,6 +207,16 @@ int options_parse(int argc, char **argv, grade_options *o, char *err, size_t err
         snprintf(err, errn, "--calibrate measures the reference solutions: add --solutions");
         return -1;
     }
+    if (o->sms && (o->sanitize || o->profile_once || o->under_sanitizer)) {
+        snprintf(err, errn, "--sms grades on part of the GPU: leave out --sanitize and "
+                            "--profile-once");
+        return -1;
+    }
+    if (o->sms && (o->from || o->analyze || o->stability)) {
+        snprintf(err, errn, "--sms grades on part of the GPU; --from, --analyze and --stability "
+                            "grade nothing (their results say which SMs they were made on)");
+        return -1;
+    }
     if (o->lib && (o->solutions || o->n_labs != 1)) {
         snprintf(err, errn, "--lib grades one library: name exactly one lab and no --solutions");
         return -1;
@@ -224,6 +244,11 @@ void options_usage(FILE *f)
           "  --solutions       grade the reference solutions (make solutions)\n"
           "  --lib PATH        grade this lab library instead of build/labN.so\n"
           "  --reps N          timed repetitions of each function (default and minimum 20)\n"
+          "  --sms N           grade on N of the GPU's SMs only (a CUDA green context; the\n"
+          "                    ceilings are measured on the same N): how a smaller GPU of\n"
+          "                    the same kind would grade, e.g. --sms 40 (a T4's count).\n"
+          "                    Models the SM count only, not a smaller GPU's memory\n"
+          "                    bandwidth, L2 or clocks; needs CUDA 12.4 or newer\n"
           "  --quick           correctness at the small sizes only, nothing timed (fast;\n"
           "                    for debugging); not a grade\n"
           "  --timings         after each lab, the seconds each stage spent in each phase\n"

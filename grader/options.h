@@ -12,6 +12,7 @@
 #define OPT_MAX_LABS LAB_MAX /* labs named on one command line */
 #define OPT_MIN_REPS 20
 #define OPT_MAX_REPS 1000
+#define OPT_MAX_SMS 100000 /* --sms: the GPU's own count is checked in the probe */
 
 typedef struct grade_options {
     const char *labs[OPT_MAX_LABS]; /* as typed: "lab1", "1", "transpose", "all" */
@@ -42,6 +43,7 @@ typedef struct grade_options {
     int profile_once;   /* run --stage N once at the timed size, for a profiler */
     int under_sanitizer; /* internal: this run is inside compute-sanitizer */
     int timings;        /* print where the grading time went */
+    int sms;            /* grade on this many SMs (a green context); 0: the whole GPU */
     int list, help, gpu_info;
 } grade_options;
 

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "probe.h"
 
+#include "green.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -12,7 +14,7 @@
 #include <unistd.h>
 
 typedef struct probe_page {
-    int status; /* 0 found, 1 none */
+    int status; /* 0 found, 1 none, PROBE_SMS_REFUSED */
     devinfo dev;
     char err[256];
 } probe_page;
@@ -20,6 +22,11 @@ typedef struct probe_page {
 #define PROBE_TIMEOUT_S 60
 
 int probe_gpu(devinfo *d, char *err, size_t errn)
+{
+    return probe_gpu_sms(d, 0, err, errn);
+}
+
+int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn)
 {
     probe_page *pg = mmap(NULL, sizeof *pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                           -1, 0);
@@ -38,7 +45,12 @@ int probe_gpu(devinfo *d, char *err, size_t errn)
     }
     if (pid == 0) {
         cudaError_t e = devinfo_query(&pg->dev, 0);
-        if (e == cudaSuccess) {
+        if (e == cudaSuccess && sms > 0) {
+            /* A GPU: can it give the green context of --sms? */
+            int g = green_enter(sms, pg->err, sizeof pg->err);
+            pg->status = g == 0 ? 0 : PROBE_SMS_REFUSED;
+            pg->dev.sms_used = g == 0 ? sms : 0;
+        } else if (e == cudaSuccess) {
             pg->status = 0;
         } else if (e == cudaErrorInsufficientDriver && !dlopen("libcuda.so.1", RTLD_LAZY)) {
             pg->status = 1;
@@ -71,7 +83,7 @@ int probe_gpu(devinfo *d, char *err, size_t errn)
     int rc = pg->status;
     if (rc == 0)
         *d = pg->dev;
-    else if (rc == 1)
+    else if (rc == 1 || rc == PROBE_SMS_REFUSED)
         snprintf(err, errn, "%s", pg->err);
     else if (WIFSIGNALED(st))
         snprintf(err, errn, "the probe died of signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));

@@ -9,5 +9,11 @@
 
 /* 0: a GPU, *d filled. 1: none (why in err). -1: the probe itself failed. */
 int probe_gpu(devinfo *d, char *err, size_t errn);
+/* The same, and with sms > 0 also makes the green context of --sms once
+ * (grader/green.h), so that a count this GPU cannot give, or a driver
+ * without green contexts, is said before anything is graded: then 2, with
+ * what to try in err. On success d->sms_used is sms. */
+#define PROBE_SMS_REFUSED 2
+int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn);
 
 #endif

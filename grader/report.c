@@ -428,10 +428,13 @@ int report_json_run(FILE *f, const lab_spec *const *specs, const lab_results *re
     char esc[512];
     int got_all = 0, max_all = 0;
     fprintf(f, "{\"seed\": \"0x%llx\", \"gpu\": {\"name\": \"%s\", \"compute_capability\": "
-               "\"%d.%d\", \"sms\": %d, \"driver\": %d, \"runtime\": %d},\n \"labs\": [",
+               "\"%d.%d\", \"sms\": %d, \"driver\": %d, \"runtime\": %d",
             (unsigned long long)seed, report_json_escape(dev ? dev->name : "", esc, sizeof esc),
             dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0, dev ? dev->sms : 0,
             dev ? dev->driver_version : 0, dev ? dev->runtime_version : 0);
+    if (dev && dev->sms_used) /* --sms: graded on this many of the "sms" (a green context) */
+        fprintf(f, ", \"sms_used\": %d", dev->sms_used);
+    fprintf(f, "},\n \"labs\": [");
     for (int l = 0; l < n_labs; l++) {
         const lab_spec *spec = specs[l];
         int got, max;

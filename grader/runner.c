@@ -21,6 +21,7 @@
 #include "ceiling.h"
 #include "decide.h"
 #include "gbuf.h"
+#include "green.h"
 #include "launch_trace.h"
 #include "options.h"
 #include "policy.h"
@@ -251,6 +252,18 @@ static void child_sandbox(grade_run *run, test_record *rec)
         fprintf(stderr, "grade: warning: no sandbox in this test: %s\n", err);
 }
 
+/* --sms: this child's green context (grader/green.h), made current. A
+ * failure here is the grader's or the machine's (no code of the submission
+ * has run): a SETUP ERROR never charged to the student. */
+static cudaError_t child_green(grade_run *run, test_record *rec)
+{
+    char why[VERDICT_MSG - 96];
+    if (green_enter(run->sms, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "could not make the green context of --sms %d: %s", run->sms,
+               why);
+    return cudaSuccess;
+}
+
 static test_record *child_start(grade_run *run, test_record *shared, child_env *env, int stage,
                                 int kind)
 {
@@ -272,10 +285,13 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     rng_seed(&env->patch_rng, rng_derive(run->seed, 9000u + 100u * (uint64_t)kind + (uint64_t)stage));
     /* CUDA first, before any code of the library runs: a constructor that
      * hides the GPU (CUDA_VISIBLE_DEVICES) or resets it then changes nothing
-     * here, and a failure up to this point is the grader's or the machine's. */
-    cudaError_t err = cudaSetDevice(0);
+     * here, and a failure up to this point is the grader's or the machine's.
+     * With --sms the green context comes before the runtime's first call and
+     * replaces cudaSetDevice, which would make the whole GPU current again. */
+    cudaError_t err = run->sms > 0 ? child_green(run, rec) : cudaSetDevice(0);
     if (err == cudaSuccess)
         err = devinfo_query(&env->dev, 0);
+    env->dev.sms_used = run->sms;
     if (err == cudaSuccess)
         err = cudaStreamCreate(&env->stream);
     if (err == cudaSuccess)
@@ -286,6 +302,8 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "could not start CUDA: %s (%s)", cudaGetErrorName(err),
                cudaGetErrorString(err));
     char why[VERDICT_MSG - 64];
+    if (run->sms > 0 && green_verify(env->stream, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
     child_sandbox(run, rec);
@@ -443,6 +461,16 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
     }
     if (stage >= 0 && launch_trace_refused(spec, stage, out) != 0)
         return -1;
+    char why[160];
+    if (stage >= 0 && run->sms > 0 && green_verify(env->stream, why, sizeof why) != 0) {
+        out->v = V_STAGE_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "after %s() at %s, %s. This run grades on %d SMs (--sms) through a CUDA "
+                 "context the grader made; a stage must keep the context it is called in "
+                 "(no cudaSetDevice, cudaDeviceReset or driver context calls)",
+                 sym, size, why, run->sms);
+        return -1;
+    }
     if (stage >= 0 && cr->status != STATUS_OK) {
         out->v = V_STAGE_ERROR;
         if (cr->status == STATUS_ERROR)
@@ -847,6 +875,14 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
     return perf > correct ? perf : correct;
 }
 
+double runner_timeout(const grade_run *run, int stage)
+{
+    double t = runner_stage_timeout(run->spec, stage, run->reps, run->quick);
+    if (run->sms > 0 && run->gpu_sms > run->sms)
+        t *= (double)run->gpu_sms / run->sms;
+    return t;
+}
+
 Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, int stage))
 {
     if (n_runs == MAX_RUNS)
@@ -872,7 +908,7 @@ Suite *runner_suite(grade_run *run, void (*after_stage)(const grade_run *run, in
         char *tname = tcase_names[r][st];
         snprintf(tname, sizeof tcase_names[r][st], "lab%d.s%d", spec->number, st);
         TCase *tc = tcase_create(tname);
-        tcase_set_timeout(tc, runner_stage_timeout(spec, st, run->reps, run->quick));
+        tcase_set_timeout(tc, runner_timeout(run, st));
         tcase_add_unchecked_fixture(tc, NULL, after_tcase);
         int i = r * 100 + st;
         tcase_add_loop_exit_test(tc, test_correct, GRADE_PASS_EXIT, i, i + 1);

@@ -29,6 +29,8 @@ typedef struct grade_run {
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
     int sandbox;         /* each child installs the seccomp filter (grader/sandbox.h) */
+    int sms;             /* --sms: each child grades in a green context of this many SMs; 0: all */
+    int gpu_sms;         /* the GPU's own SM count (with sms: the timeouts grow by gpu_sms/sms) */
     char suite[32];      /* its suite's name, set by runner_suite: "lab3" (unique in a run) */
 } grade_run;
 
@@ -70,6 +72,10 @@ void runner_output_path(char *buf, size_t n, const lab_spec *spec, int stage, in
  * size; warm-up and reps timed calls of the stage, its bases and the ceiling)
  * at the lab's floor_throughput. The longer of the correctness and speed tests. */
 double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick);
+
+/* runner_stage_timeout for a run: with --sms N of a GPU's M SMs, M/N times
+ * as long (a stage may be that much slower on N SMs). Pure. */
+double runner_timeout(const grade_run *run, int stage);
 
 /* Timed repetitions stop early, after at least RUNNER_MIN_REPS of them (or
  * RUNNER_FAR_REPS, see below), once

@@ -251,6 +251,12 @@ START_TEST(no_gpu_exits_77)
     ck_assert_ptr_null(strstr(out, "Score:"));
     ck_assert_int_eq(grade(env, "--gpu-info", NULL), 77);
     HAS("no usable GPU");
+    /* --sms asks for part of a GPU: with none, the same answer and status. */
+    ck_assert_int_eq(grade(env, "lab1", "--solutions", "--sms", "40", NULL), 77);
+    HAS("no usable CUDA GPU");
+    ck_assert_ptr_null(strstr(out, "Score:"));
+    ck_assert_int_eq(grade(env, "--gpu-info", "--sms", "16", NULL), 77);
+    HAS("no usable GPU");
     /* Platforms still get their results: a results.json with the reason, and
      * Autolab's scores line last. */
     const char *json = "/tmp/cudalabs-nogpu-results.json";

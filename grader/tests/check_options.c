@@ -146,7 +146,7 @@ START_TEST(usage_mentions_every_option)
     const char *opts[] = {"--stage", "--seed", "--solutions", "--lib", "--reps", "--json",
                           "--list", "--gpu-info", "--help", "--quick", "--config", "--calibrate",
                           "--fraction", "--junit", "--tap", "--gradescope", "--classroom",
-                          "--autolab", "--sanitize", "77"};
+                          "--autolab", "--sanitize", "--sms", "77"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         ck_assert_msg(strstr(buf, opts[i]), "usage lacks %s", opts[i]);
 }
@@ -184,6 +184,37 @@ START_TEST(switches_and_their_conditions)
 }
 END_TEST
 
+/* --sms N: a count of SMs (this GPU's own is checked by the probe), only
+ * where something is graded. Without it, the whole GPU. */
+START_TEST(sms_count)
+{
+    grade_options o;
+    char err[256];
+    ck_assert_int_eq(parse(&o, err, NULL, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(o.sms, 0);
+    ck_assert_int_eq(parse(&o, err, "all", "--solutions", "--sms", "40"), 0);
+    ck_assert_int_eq(o.sms, 40);
+    ck_assert_int_eq(parse(&o, err, "--sms=16", NULL, NULL, NULL), 0);
+    ck_assert_int_eq(o.sms, 16);
+    const char *bad[] = {"0", "-8", "x", "16x", ""};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_msg(parse(&o, err, "--sms", bad[k], NULL, NULL) == -1, "%s", bad[k]);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "--sms wants a number of SMs, 1 or more (for example 40, a T4's count; "
+                 "./grade --gpu-info shows this GPU's), not '%s'",
+                 bad[k]);
+        ck_assert_str_eq(err, want);
+    }
+    ck_assert_int_eq(parse(&o, err, "--sms", NULL, NULL, NULL), -1);
+    ck_assert_str_eq(err, "--sms needs a value (see ./grade --help)");
+    ck_assert_int_eq(parse(&o, err, "--sms", "40", "--sanitize", NULL), -1);
+    ck_assert_str_eq(err, "--sms grades on part of the GPU: leave out --sanitize and --profile-once");
+    ck_assert_int_eq(parse(&o, err, "--sms", "40", "--from", "r.json"), -1);
+    ck_assert_ptr_nonnull(strstr(err, "--from, --analyze and --stability grade nothing"));
+}
+END_TEST
+
 Suite *make_options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -198,6 +229,7 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, u64_parser);
     tcase_add_test(tc, usage_mentions_every_option);
     tcase_add_test(tc, switches_and_their_conditions);
+    tcase_add_test(tc, sms_count);
     suite_add_tcase(s, tc);
     return s;
 }

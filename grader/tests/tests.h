@@ -9,6 +9,7 @@ Suite *make_rng_suite(void);
 Suite *make_stats_suite(void);
 Suite *make_compare_suite(void);
 Suite *make_options_suite(void);
+Suite *make_green_suite(void);   /* --sms: green contexts through a stand-in driver; no GPU */
 Suite *make_results_suite(void);
 Suite *make_decide_suite(void);   /* every verdict the grader decides, each branch */
 Suite *make_report_suite(void);
