@@ -28,7 +28,17 @@ GENCODE := -arch=$(ARCH)
 endif
 
 # One CUDA runtime for grader and lab: the lab library links libcudart.so too.
-NVCCFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall -shared -cudart shared
+NVCC_OPT := -O3 -lineinfo -std=c++17
+NVCC_LIB := -Xcompiler -fPIC,-Wall -shared -cudart shared
+NVCCFLAGS := $(NVCC_OPT) $(GENCODE) $(NVCC_LIB)
+# A lab whose code exists for one architecture only names it here, by the
+# lab's name, and is built for it whatever ARCH says; ARCH_ONLY_<name> is that
+# architecture for make arch-build (the other architectures leave it out).
+# Lab 7 uses wgmma, setmaxnreg and TMA, which exist only in sm_90a code
+# (-arch=sm_90a alone gave compute_90 PTX to ptxas with nvcc 13.0).
+LAB_GENCODE_hopper := -gencode arch=compute_90a,code=sm_90a
+ARCH_ONLY_hopper := 90a
+lab_gencode = $(or $(LAB_GENCODE_$(1)),$(GENCODE))
 # CFLAGS is yours (make CFLAGS=-O0 keeps what the build needs): the C compiler
 # gets ALL_CFLAGS, the flags the build requires and then yours.
 CFLAGS ?= -O2 -g
@@ -131,6 +141,7 @@ CEILING_SRC_devcheck := grader/ceilings/devcheck.cu
 CEILING_LIBS := $(foreach l,$(CEILING_LABS),build/ceilings/lab$(call lab_num,$(l)).so) build/ceilings/devcheck.so
 CEILING_LINK_gemm := -lcublas
 CEILING_LINK_conv := -lcublas
+CEILING_LINK_hopper := -lcublas
 CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
 # Prerequisites are expanded a second time from here on: $$* is the stem.
 .SECONDEXPANSION:
@@ -147,11 +158,11 @@ ceilings: $(CEILING_LIBS)
 define LAB_RULES
 build/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
 	@mkdir -p build
-	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+	$$(NVCC) $$(NVCC_OPT) $$(call lab_gencode,$(3)) $$(NVCC_LIB) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
 
 build/solutions/lab$(1).so: solutions/$(2)/$(3).cu | check-nvcc
 	@mkdir -p build/solutions
-	$$(NVCC) $$(NVCCFLAGS) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+	$$(NVCC) $$(NVCC_OPT) $$(call lab_gencode,$(3)) $$(NVCC_LIB) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
 
 .PHONY: lab$(1)
 lab$(1): build/lab$(1).so grade $$(CEILING_LIBS)
@@ -323,25 +334,30 @@ ARCH_SMS := 75 80 86 89 90 100 120
 ARCH_CASES := $(basename $(notdir $(wildcard grader/tests/arch/*.cu)))
 ARCH_INC := $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l)))
 ARCH_HEADERS := $(wildcard labs/*/*.h)
-# kind/name:source, one per source built for every architecture.
-ARCH_SOURCES := $(foreach l,$(LABS),labs/lab$(call lab_num,$(l)):labs/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu \
-                  solutions/lab$(call lab_num,$(l)):solutions/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu) \
-                $(foreach c,$(basename $(notdir $(wildcard grader/ceilings/*.cu))),ceilings/$(c):grader/ceilings/$(c).cu) \
-                $(foreach a,$(ADVERSARIAL),adversarial/$(a):grader/tests/adversarial/$(a).cu) \
-                $(foreach c,$(ARCH_CASES),cases/$(c):grader/tests/arch/$(c).cu)
-# $(1) sm, $(2) kind/name, $(3) source. PTX first (it carries __launch_bounds__
-# as .maxntid), then ptxas -v on it, as nvcc -cubin would run it.
+# kind/name:source:target, one per source built for architecture $(1): every
+# source, but a lab with an ARCH_ONLY_<name> only for that one (target
+# sm_90a for 90a; others sm_$(1)).
+arch_only = $(ARCH_ONLY_$(call lab_name,$(2)))
+arch_lab = $(if $(call arch_only,$(1),$(2)),$(if $(filter $(1)%,$(call arch_only,$(1),$(2))),$(3):sm_$(call arch_only,$(1),$(2))),$(3):sm_$(1))
+ARCH_SOURCES = $(foreach l,$(LABS),$(call arch_lab,$(1),$(l),labs/lab$(call lab_num,$(l)):labs/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu) \
+                  $(call arch_lab,$(1),$(l),solutions/lab$(call lab_num,$(l)):solutions/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu)) \
+                $(foreach c,$(basename $(notdir $(wildcard grader/ceilings/*.cu))),ceilings/$(c):grader/ceilings/$(c).cu:sm_$(1)) \
+                $(foreach a,$(ADVERSARIAL),adversarial/$(a):grader/tests/adversarial/$(a).cu:sm_$(1)) \
+                $(foreach c,$(ARCH_CASES),cases/$(c):grader/tests/arch/$(c).cu:sm_$(1))
+# $(1) sm, $(2) kind/name, $(3) source, $(4) target. PTX first (it carries
+# __launch_bounds__ as .maxntid), then ptxas -v on it, as nvcc -cubin would run it.
 define ARCH_RULE
 build/arch/sm_$(1)/$(2).ptxas: $(3) $(ARCH_HEADERS) | check-nvcc
 	@mkdir -p $$(dir $$@)
-	@echo "nvcc sm_$(1) $(3)"
-	@$$(NVCC) -O3 -lineinfo -std=c++17 -arch=sm_$(1) $$(ARCH_INC) -ptx -o build/arch/sm_$(1)/$(2).ptx $(3)
-	@$$(CUDA_HOME)/bin/ptxas -arch=sm_$(1) -m64 -v --generate-line-info -o build/arch/sm_$(1)/$(2).cubin \
+	@echo "nvcc $(4) $(3)"
+	@$$(NVCC) -O3 -lineinfo -std=c++17 -arch=$(4) $$(ARCH_INC) -ptx -o build/arch/sm_$(1)/$(2).ptx $(3)
+	@$$(CUDA_HOME)/bin/ptxas -arch=$(4) -m64 -v --generate-line-info -o build/arch/sm_$(1)/$(2).cubin \
 	  build/arch/sm_$(1)/$(2).ptx 2> $$@.log || { cat $$@.log; exit 1; }
 	@mv $$@.log $$@
 endef
-$(foreach sm,$(ARCH_SMS),$(foreach s,$(ARCH_SOURCES),$(eval $(call ARCH_RULE,$(sm),$(word 1,$(subst :, ,$(s))),$(word 2,$(subst :, ,$(s)))))))
-ARCH_LOGS := $(foreach sm,$(ARCH_SMS),$(foreach s,$(ARCH_SOURCES),build/arch/sm_$(sm)/$(word 1,$(subst :, ,$(s))).ptxas))
+arch_field = $(word $(1),$(subst :, ,$(2)))
+$(foreach sm,$(ARCH_SMS),$(foreach s,$(call ARCH_SOURCES,$(sm)),$(eval $(call ARCH_RULE,$(sm),$(call arch_field,1,$(s)),$(call arch_field,2,$(s)),$(call arch_field,3,$(s))))))
+ARCH_LOGS := $(foreach sm,$(ARCH_SMS),$(foreach s,$(call ARCH_SOURCES,$(sm)),build/arch/sm_$(sm)/$(call arch_field,1,$(s)).ptxas))
 
 # The fake runtime carries the real one's soname and symbol version, so lab
 # libraries bind to it; the recorder finds it next to itself.

@@ -170,10 +170,12 @@ void decide_not_available(test_record *t, const lab_spec *spec, int stage, const
     t->graded = 1;
     t->state = STATE_FINISHED;
     t->v = V_NOT_AVAILABLE;
+    const lab_stage *st = &spec->stages[stage];
     snprintf(t->msg, sizeof t->msg,
-             "needs compute capability %d.%d (this GPU, %s, has %d.%d): not graded, no "
+             "needs compute capability %d.%d%s (this GPU, %s, has %d.%d): not graded, no "
              "points lost",
-             spec->stages[stage].min_cc / 10, spec->stages[stage].min_cc % 10, dev->name,
+             st->min_cc / 10, st->min_cc % 10,
+             st->max_cc == st->min_cc ? ", for which alone its code is built" : "", dev->name,
              dev->cc_major, dev->cc_minor);
 }
 

@@ -48,6 +48,9 @@ typedef struct lab_stage {
     const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
     int min_cc;          /* compute capability its technique needs, 10 * major + minor (80:
                             8.0); below it the stage is NOT AVAILABLE, not graded. 0: any */
+    int max_cc;          /* the newest compute capability its code runs on, the same form:
+                            90 for code built for sm_90a alone (its wgmma and setmaxnreg
+                            exist on 9.0 only); above it NOT AVAILABLE too. 0: any */
     double reference;    /* the reference solution's speed on the lab's reference_gpu, in
                             its unit (charts mark it); 0: not measured */
     lab_technique technique[LAB_MAX_TECHNIQUES]; /* looked for in its machine code */
@@ -63,7 +66,8 @@ typedef struct lab_stage {
 /* Can stage st be graded on a GPU of compute capability major.minor? */
 static inline int lab_stage_available(const lab_stage *st, int major, int minor)
 {
-    return st->min_cc <= 10 * major + minor;
+    int cc = 10 * major + minor;
+    return st->min_cc <= cc && (st->max_cc == 0 || cc <= st->max_cc);
 }
 
 /* How many techniques the grader looks for in stage st's machine code. */

@@ -329,7 +329,8 @@ static void list_labs(lab_configs *lc, const grade_config *c)
                 printf("  (speed reported)");
             }
             if (st->min_cc)
-                printf("  (needs compute capability %d.%d)", st->min_cc / 10, st->min_cc % 10);
+                printf("  (needs compute capability %d.%d%s)", st->min_cc / 10, st->min_cc % 10,
+                       st->max_cc == st->min_cc ? " exactly" : "");
             printf("\n");
             const int *sanitizer = sanitizer_mask(lc, spec);
             const int *technique = technique_mask(lc, spec);

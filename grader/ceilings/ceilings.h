@@ -98,6 +98,16 @@ ceiling_conv_fn ceiling_conv;
 ceiling_conv_destroy_fn ceiling_conv_destroy;
 ceiling_conv_name_fn ceiling_conv_name;
 
+/* lab7.so: cuBLAS BF16 GEMM (FP32 accumulation), C = A Bt^T as labs/7-hopper/hopper.h
+ * states it (A and Bt BF16 bits, K-major; C FP32, row-major). */
+typedef int ceiling_hopper_create_fn(void **handle);
+typedef void ceiling_hopper_destroy_fn(void *handle);
+typedef int ceiling_hopper_fn(void *handle, int M, int N, int K, const unsigned short *d_A,
+                              const unsigned short *d_Bt, float *d_C, cudaStream_t stream);
+ceiling_hopper_create_fn ceiling_hopper_create;
+ceiling_hopper_destroy_fn ceiling_hopper_destroy;
+ceiling_hopper_fn ceiling_hopper;
+
 #ifdef __cplusplus
 }
 #endif

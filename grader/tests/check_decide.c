@@ -191,6 +191,34 @@ START_TEST(not_available_names_both_capabilities)
 }
 END_TEST
 
+/* A stage built for one architecture alone (lab 7: sm_90a) is not graded on
+ * a newer GPU either, and says why. */
+START_TEST(not_available_above_max_cc)
+{
+    static const lab_stage only90[] = {
+        {.title = "wgmma", .symbol = "w", .points_correct = 5, .min_cc = 90, .max_cc = 90},
+    };
+    lab_spec one = spec;
+    one.stages = only90;
+    one.n_stages = 1;
+    ck_assert(lab_stage_available(&only90[0], 9, 0));
+    ck_assert(!lab_stage_available(&only90[0], 8, 9));
+    ck_assert(!lab_stage_available(&only90[0], 10, 0));
+    ck_assert(!lab_stage_available(&only90[0], 12, 0));
+    test_record t;
+    memset(&t, 0, sizeof t);
+    devinfo dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.name, sizeof dev.name, "NVIDIA B200");
+    dev.cc_major = 10;
+    dev.cc_minor = 0;
+    decide_not_available(&t, &one, 0, &dev);
+    ck_assert_int_eq(t.v, V_NOT_AVAILABLE);
+    ck_assert_str_eq(t.msg, "needs compute capability 9.0, for which alone its code is built "
+                            "(this GPU, NVIDIA B200, has 10.0): not graded, no points lost");
+}
+END_TEST
+
 START_TEST(only_a_pass_is_demoted)
 {
     test_record t;
@@ -287,6 +315,7 @@ Suite *make_decide_suite(void)
     tcase_add_test(tc, speed_against_the_ceiling_alone);
     tcase_add_test(tc, after_check_keeps_checks_word);
     tcase_add_test(tc, not_available_names_both_capabilities);
+    tcase_add_test(tc, not_available_above_max_cc);
     tcase_add_test(tc, only_a_pass_is_demoted);
     tcase_add_test(tc, summary_is_checks_line_from_the_records);
     tcase_add_test(tc, summary_of_all_passed_and_of_nothing);

@@ -237,7 +237,7 @@ START_TEST(profile_in_plain_words)
     HAS("needs\nadministrator rights");
     char *bad[] = {"grader/profile", "9", "3", NULL};
     ck_assert_int_eq(run_command(bad, env, out, sizeof out), 2);
-    HAS("LAB is a number from 1 to 6, not '9'");
+    HAS("LAB is a number from 1 to 7, not '9'");
 }
 END_TEST
 

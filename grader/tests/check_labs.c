@@ -22,9 +22,9 @@ START_TEST(find_by_any_name)
     ck_assert_ptr_null(lab_find(""));
     ck_assert_ptr_null(lab_find(NULL));
     ck_assert_int_eq(lab_find("lab4")->number, 4);
-    for (int i = 0; i < lab_count; i++) /* all six are open */
+    for (int i = 0; i < lab_count; i++) /* all seven are open */
         ck_assert_int_eq(lab_table[i]->available, 1);
-    ck_assert_int_eq(lab_count, 6);
+    ck_assert_int_eq(lab_count, 7);
 }
 END_TEST
 
@@ -122,20 +122,28 @@ START_TEST(timeouts_follow_the_work)
 }
 END_TEST
 
-/* Capability gates: only lab 4's tensor-core stage needs more than the 7.5
- * every lab supports, and it needs 8.0 (TF32 mma.sync, cp.async). */
+/* Capability gates: lab 4's tensor-core stage needs 8.0 (TF32 mma.sync,
+ * cp.async) and more; every stage of lab 7 needs 9.0 and only 9.0 (its code
+ * is built for sm_90a alone); nothing else needs more than the 7.5 every lab
+ * supports. */
 START_TEST(capability_gates)
 {
     for (int l = 0; l < lab_count; l++)
         for (int s = 0; s < lab_table[l]->n_stages; s++) {
             const lab_stage *st = &lab_table[l]->stages[s];
+            int hopper = lab_table[l]->number == 7;
             int tensor = lab_table[l]->number == 4 && strcmp(st->symbol, "gemm_tensor_core") == 0;
-            ck_assert_msg(st->min_cc == (tensor ? 80 : 0), "lab %d stage %d: min_cc %d",
-                          lab_table[l]->number, s, st->min_cc);
-            ck_assert(lab_stage_available(st, 8, 0));
+            ck_assert_msg(st->min_cc == (hopper ? 90 : tensor ? 80 : 0),
+                          "lab %d stage %d: min_cc %d", lab_table[l]->number, s, st->min_cc);
+            ck_assert_msg(st->max_cc == (hopper ? 90 : 0), "lab %d stage %d: max_cc %d",
+                          lab_table[l]->number, s, st->max_cc);
+            ck_assert_int_eq(lab_stage_available(st, 8, 0), !hopper);
             ck_assert(lab_stage_available(st, 9, 0));
-            ck_assert_int_eq(lab_stage_available(st, 7, 5), !tensor);
-            ck_assert_int_eq(lab_stage_available(st, 7, 9), !tensor);
+            ck_assert_int_eq(lab_stage_available(st, 10, 0), !hopper);
+            ck_assert_int_eq(lab_stage_available(st, 12, 0), !hopper);
+            ck_assert_int_eq(lab_stage_available(st, 8, 9), !hopper);
+            ck_assert_int_eq(lab_stage_available(st, 7, 5), !tensor && !hopper);
+            ck_assert_int_eq(lab_stage_available(st, 7, 9), !tensor && !hopper);
         }
 }
 END_TEST

@@ -199,7 +199,7 @@ END_TEST
 #define WORKFLOW ".github/workflows/classroom.yml"
 #define NOT_GRADED "grader/platforms/classroom-not-graded"
 #define REF_HEX "0123456789abcdef0123456789abcdef01234567"
-static const char *const lab_ids[] = {"lab1", "lab2", "lab3", "lab4", "lab5", "lab6"};
+static const char *const lab_ids[] = {"lab1", "lab2", "lab3", "lab4", "lab5", "lab6", "lab7"};
 #define N_LAB_IDS ((int)(sizeof lab_ids / sizeof lab_ids[0]))
 
 /* The workflow, parsed; NULL when no python3 has PyYAML (the test skipped). */
@@ -285,7 +285,7 @@ START_TEST(classroom_workflow_steps)
     const json *steps = workflow_steps(wf);
     static const char *const order[] = {"pin",  "course", "integrity", "build",     "lab1",
                                         "lab2", "lab3",   "lab4",      "lab5",      "lab6",
-                                        "notgraded", "reporter", "fail"};
+                                        "lab7", "notgraded", "reporter", "fail"};
     int prev = -1;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         int i = step_at(steps, order[k]);
@@ -455,7 +455,7 @@ START_TEST(classroom_not_graded_script)
     snprintf(grade_setting, sizeof grade_setting, "GRADE=%s", grade_path());
     const char *with_grader[] = {grade_setting, NULL};
     char *argv[] = {NOT_GRADED, "not graded: TAMPERED: \"a\\b\" 100%\nlab9=forged", "lab1",
-                    "lab2", "lab3", "lab4", "lab5", "lab6", NULL};
+                    "lab2", "lab3", "lab4", "lab5", "lab6", "lab7", NULL};
     ck_assert_int_eq(run_command(argv, with_grader, out, sizeof out), 0);
     memcpy(lines, out, sizeof lines);
     ck_assert_int_eq(count(lines, "\n"), N_LAB_IDS);
@@ -546,7 +546,7 @@ START_TEST(classroom_workflow_without_a_grade)
     snprintf(tmp, sizeof tmp, "RUNNER_TEMP=%s", dir);
     snprintf(ws, sizeof ws, "%s/ws", dir);
     ck_assert_int_eq(mkdir(ws, 0755), 0);
-    const char *labs = "LABS=lab1 lab2 lab3 lab4 lab5 lab6";
+    const char *labs = "LABS=lab1 lab2 lab3 lab4 lab5 lab6 lab7";
     const char *none_graded = "GRADED=     "; /* six empty expressions, folded */
 
     /* 1. The organisation variables unset (Actions gives them as ""), or the
@@ -637,7 +637,7 @@ START_TEST(classroom_workflow_without_a_grade)
     ck_assert_int_eq(shell(NULL, cmd), 0);
     const char *lab5_lost[] = {gh, tmp, "PIN=success", "COURSE=success", "INTEGRITY=success",
                                "BUILD=success", "REPO=course/cuda-labs", "REF=" REF_HEX, labs,
-                               "GRADED=lab1 lab2 lab3 lab4  lab6", NULL};
+                               "GRADED=lab1 lab2 lab3 lab4  lab6 lab7", NULL};
     ck_assert_int_eq(step_run(dir, "notgraded", ws, lab5_lost), 0);
     outputs_read(dir);
     ck_assert_int_eq(count(outputs, "\n"), 1);
@@ -647,7 +647,7 @@ START_TEST(classroom_workflow_without_a_grade)
 
     /* 5. Every lab graded: nothing is written. */
     const char *all_graded[] = {gh, tmp, "PIN=success", "COURSE=success", "INTEGRITY=success",
-                                "BUILD=success", labs, "GRADED=lab1 lab2 lab3 lab4 lab5 lab6",
+                                "BUILD=success", labs, "GRADED=lab1 lab2 lab3 lab4 lab5 lab6 lab7",
                                 NULL};
     ck_assert_int_eq(step_run(dir, "notgraded", ws, all_graded), 0);
     outputs_read(dir);

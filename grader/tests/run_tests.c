@@ -22,6 +22,7 @@ static Suite *(*const cpu_suites[])(void) = {
     make_config_suite,    make_analytics_suite, make_pictures_suite,  make_platforms_suite,
     make_elfsym_suite,    make_sandbox_suite,  make_policy_suite,     make_labs_suite,
     make_lab_by_lab_suite, make_reduce_suite,  make_shuffle_suite,    make_gemm_suite,
+    make_hopper_suite,
     make_conv_suite,      make_streams_suite,  make_sass_suite,       make_launch_trace_suite,
     make_hostparts_suite, make_grade_suite,    make_batch_suite,      make_integrity_suite,
     make_numbers_suite,   make_lablist_suite,  make_arch_suite,

@@ -21,6 +21,7 @@ Suite *make_lab_by_lab_suite(void); /* release and regeneration of lab data, one
 Suite *make_reduce_suite(void);
 Suite *make_shuffle_suite(void);
 Suite *make_gemm_suite(void);
+Suite *make_hopper_suite(void);
 Suite *make_conv_suite(void);
 Suite *make_streams_suite(void);
 Suite *make_sass_suite(void);

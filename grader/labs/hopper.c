@@ -1,0 +1,554 @@
+/* grader/labs/hopper.c: lab 7's specification — the stages, sizes, inputs
+ * and checks of a BF16 GEMM on Hopper, C = A Bt^T (labs/7-hopper/hopper.h:
+ * A M x K and Bt N x K in BF16, both K-major; C M x N in FP32).
+ *
+ * Hopper only. Every stage, the given one too, is built for sm_90a alone
+ * (wgmma, setmaxnreg and TMA exist only there; the Makefile's
+ * LAB_GENCODE_hopper), so every stage has min_cc = max_cc = 90: on any other
+ * GPU each is NOT AVAILABLE, nothing is graded, and ./grade exits 77.
+ *
+ * Inputs: lab 4's (gemm_fill_inputs: uniform in [-1, 1), with rows of A
+ * beyond FP16's range and columns of B below it, so a stage that converts to
+ * FP16 shows) rounded to BF16 (hopper_fill_inputs). A BF16 problem is then
+ * a float32 problem whose inputs are BF16 values, and lab 4's reference
+ * (every element in double, on every core, made once in the parent), its
+ * judgement and its tolerance serve unchanged; hopper_ref.c says why the
+ * float32 tolerance holds for BF16 products. One case: C filled with NaN
+ * first, so every element must be written.
+ *
+ * Timed calls: before each, PATCHES words of A and as many of Bt (two BF16
+ * elements each, along K) get new values at random positions, 512 to 1024
+ * times their row's largest value, so a stage that returns an earlier C gets
+ * whole rows and columns of it wrong by far more than the tolerance. The
+ * check adds the patches' effect to the expected C (lab 4's
+ * gemm_patch_expect, exactly, in double) and checks on the GPU that A and Bt
+ * hold exactly what was loaded plus the patch. The next prepare writes the
+ * old words back.
+ *
+ * TMA needs a tensor map, which only the CUDA driver makes; a lab library
+ * may not call the driver (grader/policy.c), so the grader hands each stage
+ * tensor_map() below, which fetches cuTensorMapEncodeTiled through the
+ * runtime (cudaGetDriverEntryPointByVersion) in the grading child. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "../../common/hostmem.h"
+#include "../../common/rng.h"
+#include "../../labs/7-hopper/hopper.h"
+#include "../ceiling.h"
+#include "../gbuf.h"
+#include "../lab.h"
+#include "../patch.h"
+#include "../policy.h"
+#include "../timings.h"
+#include "gemm_lab.h"
+#include "hopper_lab.h"
+#include "lab_util.h"
+#include "../ceilings/ceilings.h"
+
+#define CUBLAS_BF16 "cuBLAS GEMM (BF16, FP32 accumulation)"
+#define HOPPER 90 /* compute capability 9.0, and only it (sm_90a code) */
+
+/* Speeds on an H200 at 4096^3 (TFLOP/s, one run of build/bench_hopper,
+ * grader/tests/bench_hopper.md): cuBLAS 778.9; stage 0 235.4 (30%), 1 377.2
+ * (48%), 2 502.9 (65%), 3 612.0 (79%). Steps: 1.60x, 1.33x, 1.21x. The
+ * thresholds sit well below them: at 4000^3 (tails in M and N) the steps
+ * were 1.56x, 1.24x, 1.31x and at 8192^3 1.46x, 1.64x, 1.15x, and the
+ * grader times differently (L2 flushed, median of paired ratios). */
+static const lab_stage hopper_stages[] = {
+    {
+        .title = "mma.sync BF16 (given)",
+        .symbol = "hopper_mma_sync",
+        .given = 1,
+        .min_cc = HOPPER,
+        .max_cc = HOPPER,
+        .reference = 235.4,
+        .technique = {{"HMMA", "tensor-core instructions (HMMA)"}},
+    },
+    {
+        .title = "TMA + wgmma, 64 x 128 tiles",
+        .symbol = "hopper_tma_wgmma",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.3, /* measured 1.60x */
+        LAB_BASES(0),
+        .min_cc = HOPPER,
+        .max_cc = HOPPER,
+        .reference = 377.2,
+        .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
+                      {"UTMALDG", "TMA loads (UTMALDG)"}},
+        .hint = "One thread should start both TMA loads of a k-tile after arrive_expect_tx with "
+                "the bytes of both boxes; everyone waits on the mbarrier, the warpgroup issues four "
+                "wgmma (k-steps of 16) and waits for them. Check that the tiles start on 1024-byte "
+                "boundaries (align1024) and that the descriptor moves 32 bytes per k-step.",
+    },
+    {
+        .title = "128 x 128 tiles",
+        .symbol = "hopper_large_tile",
+        .points_correct = 10,
+        .points_speed = 10,
+        .min_speedup = 1.15, /* measured 1.33x */
+        LAB_BASES(1),
+        .min_cc = HOPPER,
+        .max_cc = HOPPER,
+        .reference = 502.9,
+        .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
+                      {"UTMALDG", "TMA loads (UTMALDG)"}},
+        .hint = "A's box should be 128 rows and each k-step two wgmma m64n128k16, one per half of "
+                "A's tile, into 128 accumulators per thread; ptxas -v should show no spills "
+                "(__launch_bounds__(128)).",
+    },
+    {
+        .title = "producer + 2 consumers, 128 x 256",
+        .symbol = "hopper_warp_specialised",
+        .points_correct = 10,
+        .points_speed = 15,
+        .min_speedup = 1.1, /* measured 1.21x */
+        LAB_BASES(2),
+        .min_ceiling = 0.6, /* measured 0.79 */
+        .ceiling = CUBLAS_BF16,
+        .min_cc = HOPPER,
+        .max_cc = HOPPER,
+        .reference = 612.0,
+        .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
+                      {"UTMALDG", "TMA loads (UTMALDG)"}},
+        .hint = "The producer should run ahead by the whole ring (4 slots) and each consumer free a "
+                "slot as soon as its wgmma no longer reads it; keep one wgmma group in flight "
+                "(wait_group 1), give the consumers 232 registers with setmaxnreg, and check that "
+                "ptxas does not serialise the wgmma (warning C7510).",
+    },
+};
+#define N_STAGES ((int)(sizeof hopper_stages / sizeof hopper_stages[0]))
+
+/* M, N, K (K a multiple of 8): small and awkward first, the benchmark last.
+ * 1000 x 1003 x 520 and 2000 x 1000 x 4000 leave tails in M (of 64 and 128
+ * rows), N (of 128 and 256 columns) and K (of 64) for every stage;
+ * 2000 x 1000 x 4000 tests the tails at full depth with an eighth of the
+ * CPU reference 4000^3 would cost. */
+static const int hopper_sizes[][3] = {
+    {1, 1, 8},          {1, 300, 72},       {128, 256, 64},     {200, 300, 136},
+    {1000, 1003, 520},  {2000, 1000, 4000}, {4096, 4096, 4096},
+};
+#define N_SIZES ((int)(sizeof hopper_sizes / sizeof hopper_sizes[0]))
+#define BENCH_SIZE (N_SIZES - 1)
+#define PATCHES 4 /* words of A, and of Bt, patched before each timed call */
+
+typedef struct host_data {
+    uint64_t seed;
+    int made;
+    float *A, *B;       /* BF16 values as floats: A M x K, B K x N (the reference's) */
+    uint16_t *hA, *hBt; /* the bits the stages read: A M x K, Bt N x K */
+    double *exact, *scale;
+} host_data;
+
+static host_data cache[N_SIZES];
+
+static void host_data_free(host_data *h)
+{
+    free(h->A);
+    free(h->B);
+    free(h->hA);
+    free(h->hBt);
+    free(h->exact);
+    free(h->scale);
+    memset(h, 0, sizeof *h);
+}
+
+static int host_data_make(host_data *h, int size, uint64_t seed)
+{
+    const int M = hopper_sizes[size][0], N = hopper_sizes[size][1], K = hopper_sizes[size][2];
+    size_t mn = (size_t)M * N;
+    h->seed = seed;
+    h->A = hostmem_alloc((size_t)M * K * sizeof(float));
+    h->B = hostmem_alloc((size_t)K * N * sizeof(float));
+    h->hA = hostmem_alloc((size_t)M * K * sizeof(uint16_t));
+    h->hBt = hostmem_alloc((size_t)N * K * sizeof(uint16_t));
+    h->exact = hostmem_alloc(mn * sizeof(double));
+    h->scale = hostmem_alloc(mn * sizeof(double));
+    if (!h->A || !h->B || !h->hA || !h->hBt || !h->exact || !h->scale) {
+        host_data_free(h);
+        return -1;
+    }
+    rng r;
+    rng_seed(&r, seed);
+    hopper_fill_inputs(M, N, K, h->A, h->B, h->hA, h->hBt, &r);
+    gemm_problem p = {M, N, K, 1.0f, 0.0f, h->A, h->B, NULL};
+    int prev = tm_enter(TM_REFERENCE);
+    int rc = gemm_reference(&p, h->exact, h->scale);
+    tm_enter(prev);
+    if (rc != 0) {
+        host_data_free(h);
+        return -1;
+    }
+    h->made = 1;
+    return 0;
+}
+
+static int pregenerate(int size, uint64_t seed, int variants)
+{
+    (void)variants;
+    if (size < 0 || size >= N_SIZES)
+        return -1;
+    host_data_free(&cache[size]);
+    return host_data_make(&cache[size], size, seed);
+}
+
+static void release(int size)
+{
+    if (size >= 0 && size < N_SIZES)
+        host_data_free(&cache[size]);
+}
+
+static size_t held(int size, uint64_t *digest)
+{
+    if (size < 0 || size >= N_SIZES)
+        return 0;
+    const host_data *h = &cache[size];
+    const size_t M = (size_t)hopper_sizes[size][0], N = (size_t)hopper_sizes[size][1],
+                 K = (size_t)hopper_sizes[size][2];
+    uint64_t d = LAB_DIGEST_START;
+    size_t bytes = lab_held(&d, h->A, M * K * sizeof(float));
+    bytes += lab_held(&d, h->B, K * N * sizeof(float));
+    bytes += lab_held(&d, h->hA, M * K * sizeof(uint16_t));
+    bytes += lab_held(&d, h->hBt, N * K * sizeof(uint16_t));
+    bytes += lab_held(&d, h->exact, M * N * sizeof(double));
+    bytes += lab_held(&d, h->scale, M * N * sizeof(double));
+    if (digest && bytes)
+        *digest = d;
+    return bytes;
+}
+
+struct lab_ctx {
+    int M, N, K;
+    host_data own;
+    const host_data *h;
+    gbuf A, Bt, C;
+    /* Timed calls: the patches of A and Bt, device copies of both as loaded
+     * (made on the first patch), the stream the patches went on, room for
+     * the rows and columns of the expected C they change, and the largest
+     * magnitude of each row of A and of Bt (for the patch values). */
+    patch_set pA, pB;
+    void *d_A0, *d_B0;
+    cudaStream_t stream;
+    double *save;
+    float *a_max, *b_max;
+    float *h_got;
+    void *blas;
+    ceiling_hopper_fn *blas_gemm;
+    ceiling_hopper_destroy_fn *blas_destroy;
+};
+
+/* ---- the tensor-map maker every stage gets (child side) ------------------------------ */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+static encode_tiled_fn encode_tiled;
+
+/* cuTensorMapEncodeTiled, through the runtime: 0, or -1 with out filled. */
+static int find_encoder(check_outcome *out)
+{
+    if (encode_tiled)
+        return 0;
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                       cudaEnableDefault, &q);
+#else
+    cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
+#endif
+    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "the grader could not find cuTensorMapEncodeTiled in the CUDA driver (it needs "
+                 "a driver for CUDA 12.0 or later)");
+        return -1;
+    }
+    memcpy(&encode_tiled, &fn, sizeof encode_tiled);
+    return 0;
+}
+
+/* hopper_tensor_map_fn (hopper.h): the BF16 matrix d (rows x K, K-major) in
+ * boxes of 64 (K) x box_rows, 128-byte swizzle, zeros outside. */
+static int tensor_map(void *map, const unsigned short *d, int rows, int K, int box_rows)
+{
+    if (!encode_tiled || !map || ((uintptr_t)map & 63) != 0 || !d || rows < 1 || K < 8 ||
+        K % 8 != 0 || box_rows < 1 || box_rows > 256)
+        return -1;
+    cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)rows};
+    cuuint64_t strides[1] = {(cuuint64_t)K * 2}; /* bytes, a multiple of 16 */
+    cuuint32_t box[2] = {64, (cuuint32_t)box_rows}, ones[2] = {1, 1};
+    return encode_tiled((CUtensorMap *)map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)d, dims,
+                        strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS
+               ? 0
+               : -1;
+}
+
+/* ---- the spec's callbacks ------------------------------------------------------------ */
+
+static void size_text(int size, char *buf, size_t n)
+{
+    snprintf(buf, n, "M %d, N %d, K %d", hopper_sizes[size][0], hopper_sizes[size][1],
+             hopper_sizes[size][2]);
+}
+
+/* TFLOP per call: a multiply and an add per (i, j, k). */
+static double work(int stage, int size)
+{
+    (void)stage;
+    return 2.0 * hopper_sizes[size][0] * (double)hopper_sizes[size][1] * hopper_sizes[size][2] /
+           1e12;
+}
+
+static void teardown(lab_ctx *c)
+{
+    if (!c)
+        return;
+    gbuf_free(&c->A);
+    gbuf_free(&c->Bt);
+    gbuf_free(&c->C);
+    host_data_free(&c->own);
+    patch_free(&c->pA);
+    patch_free(&c->pB);
+    if (c->d_A0)
+        cudaFree(c->d_A0);
+    if (c->d_B0)
+        cudaFree(c->d_B0);
+    free(c->save);
+    free(c->a_max);
+    free(c->b_max);
+    free(c->h_got);
+    if (c->blas && c->blas_destroy)
+        c->blas_destroy(c->blas);
+    free(c);
+}
+
+static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variants,
+                 check_outcome *out)
+{
+    (void)stage, (void)variants;
+    lab_ctx *c = calloc(1, sizeof *c);
+    *pctx = c;
+    if (!c)
+        return lab_no_memory(out, NULL);
+    c->M = hopper_sizes[size][0];
+    c->N = hopper_sizes[size][1];
+    c->K = hopper_sizes[size][2];
+    c->h = &cache[size];
+    if (!c->h->made || c->h->seed != seed) {
+        int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
+        tm_enter(prev);
+        if (made != 0)
+            return lab_no_memory(out, " for the matrices");
+        c->h = &c->own;
+    }
+    if (find_encoder(out) != 0)
+        return -1;
+    static const char *const syms[] = {"ceiling_hopper_create", "ceiling_hopper",
+                                       "ceiling_hopper_destroy"};
+    void *fns[3];
+    if (ceiling_load("lab7", syms, fns, 3, out->msg, sizeof out->msg) != 0) {
+        out->v = V_SETUP_ERROR;
+        return -1;
+    }
+    c->blas_gemm = (ceiling_hopper_fn *)fns[1];
+    c->blas_destroy = (ceiling_hopper_destroy_fn *)fns[2];
+    if (((ceiling_hopper_create_fn *)fns[0])(&c->blas) != 0) {
+        c->blas = NULL;
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "the grader could not start cuBLAS");
+        return -1;
+    }
+    size_t mn = (size_t)c->M * c->N, a = (size_t)c->M * c->K * 2, b = (size_t)c->N * c->K * 2;
+    rng r;
+    rng_seed(&r, rng_derive(seed, 77));
+    cudaError_t err = gbuf_alloc(&c->A, a, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->Bt, b, rng_next(&r));
+    if (err == cudaSuccess)
+        err = gbuf_alloc(&c->C, mn * 4, rng_next(&r));
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "allocate the matrices");
+    if (lab_host_buffer((void **)&c->h_got, mn * 4, out) != 0)
+        return -1;
+    err = lab_to_device(c->A.d, c->h->hA, a);
+    if (err == cudaSuccess)
+        err = lab_to_device(c->Bt.d, c->h->hBt, b);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "upload A and Bt");
+    return 0;
+}
+
+static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
+{
+    (void)variant;
+    if (lab_unpatch(&c->pA, c->A.d, c->h->hA, s, out) != 0 ||
+        lab_unpatch(&c->pB, c->Bt.d, c->h->hBt, s, out) != 0)
+        return -1;
+    cudaError_t err = gbuf_poison(&c->C, s);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "load C");
+    return 0;
+}
+
+/* A patch word: two BF16 values, each 512 to 1024 times m (the largest
+ * magnitude of the row of A, or of Bt, they go into), either sign. */
+static uint32_t bf16_patch_word(float m, rng *r)
+{
+    uint32_t w = 0;
+    for (int h = 0; h < 2; h++) {
+        float v = (m > 0 ? m : 1.0f) * rng_uniform(r, 512.0f, 1024.0f);
+        if (rng_below(r, 2))
+            v = -v;
+        w |= (uint32_t)hopper_bf16_bits(v) << (16 * h);
+    }
+    return w;
+}
+
+/* The largest magnitude of each of rows rows of K BF16 values. */
+static void row_max(const uint16_t *x, int rows, int K, float *m)
+{
+    for (int i = 0; i < rows; i++) {
+        m[i] = 0;
+        for (int k = 0; k < K; k++)
+            m[i] = fmaxf(m[i], fabsf(hopper_bf16_float(x[(size_t)i * K + k])));
+    }
+}
+
+static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
+{
+    (void)variant;
+    size_t wa = (size_t)c->M * c->K / 2, wb = (size_t)c->N * c->K / 2; /* 32-bit words */
+    if (!c->d_A0) { /* the copies the check compares with, untimed, once */
+        const void *h[2] = {c->h->hA, c->h->hBt};
+        size_t save = 4 * (size_t)PATCHES * ((size_t)c->M + c->N);
+        if (lab_device_copies(&c->d_A0, &h[0], 1, wa * 4, out) != 0 ||
+            lab_device_copies(&c->d_B0, &h[1], 1, wb * 4, out) != 0)
+            return -1;
+        c->save = malloc(save * sizeof *c->save);
+        c->a_max = malloc((size_t)c->M * sizeof *c->a_max);
+        c->b_max = malloc((size_t)c->N * sizeof *c->b_max);
+        if (!c->save || !c->a_max || !c->b_max)
+            return lab_no_memory(out, " for the patched rows");
+        row_max(c->h->hA, c->M, c->K, c->a_max);
+        row_max(c->h->hBt, c->N, c->K, c->b_max);
+    }
+    c->stream = s;
+    const uint64_t half_k = (uint64_t)c->K / 2; /* words per row */
+    patch_pick(&c->pA, PATCHES, wa, r);
+    for (int k = 0; k < c->pA.n; k++)
+        c->pA.val[k] = bf16_patch_word(c->a_max[c->pA.idx[k] / half_k], r);
+    patch_pick(&c->pB, PATCHES, wb, r);
+    for (int k = 0; k < c->pB.n; k++)
+        c->pB.val[k] = bf16_patch_word(c->b_max[c->pB.idx[k] / half_k], r);
+    if (patch_apply(&c->pA, c->A.d, s, out) != 0 || patch_apply(&c->pB, c->Bt.d, s, out) != 0)
+        return -1;
+    return 0;
+}
+
+static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
+{
+    (void)stage;
+    hopper_fn f;
+    memcpy(&f, &fn, sizeof f);
+    return (int)f(c->M, c->N, c->K, (const unsigned short *)c->A.d,
+                  (const unsigned short *)c->Bt.d, (float *)c->C.d, tensor_map, s);
+}
+
+static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
+{
+    (void)stage;
+    return c->blas_gemm(c->blas, c->M, c->N, c->K, (const unsigned short *)c->A.d,
+                        (const unsigned short *)c->Bt.d, (float *)c->C.d, s);
+}
+
+#define ADVICE "A stage may only read A and Bt."
+
+static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
+{
+    (void)stage, (void)variant;
+    size_t mn = (size_t)c->M * c->N, wa = (size_t)c->M * c->K / 2, wb = (size_t)c->N * c->K / 2;
+    if (lab_guard_check(&c->C, "C", mn, out) || lab_guard_check(&c->A, "A", wa, out) ||
+        lab_guard_check(&c->Bt, "Bt", wb, out))
+        return -1;
+    if (full) { /* A and Bt unchanged */
+        const gbuf *bufs[2] = {&c->A, &c->Bt};
+        const void *hosts[2] = {c->h->hA, c->h->hBt};
+        size_t bytes[2] = {wa * 4, wb * 4};
+        const char *names[2] = {"A", "Bt"};
+        if (lab_inputs_unchanged(2, bufs, hosts, bytes, names, "a stage may only read A and Bt",
+                                 out) != 0)
+            return -1;
+    }
+    int patched = c->pA.n + c->pB.n > 0;
+    if (patched && (lab_patched_unchanged(&c->pA, &c->A, c->d_A0, c->h->hA, wa,
+                                          (size_t)c->K / 2, "A", ADVICE, c->stream, out) != 0 ||
+                    lab_patched_unchanged(&c->pB, &c->Bt, c->d_B0, c->h->hBt, wb,
+                                          (size_t)c->K / 2, "Bt", ADVICE, c->stream, out) != 0))
+        return -1;
+    cudaError_t err = lab_to_host(c->h_got, c->C.d, mn * 4);
+    if (err != cudaSuccess)
+        return lab_fail_cuda(out, err, "read C back");
+    gemm_problem p = {c->M, c->N, c->K, 1.0f, 0.0f, c->h->A, c->h->B, NULL};
+    /* The patches in lab 4's terms: two float elements per word. */
+    uint64_t ia[2 * PATCH_MAX], ib[2 * PATCH_MAX];
+    uint32_t va[2 * PATCH_MAX], vb[2 * PATCH_MAX];
+    hopper_patch_floats(c->pA.idx, c->pA.val, c->pA.n, c->K, c->N, 0, ia, va);
+    hopper_patch_floats(c->pB.idx, c->pB.val, c->pB.n, c->K, c->N, 1, ib, vb);
+    int na = 2 * c->pA.n, nb = 2 * c->pB.n;
+    double *exact = c->h->exact, *scale = c->h->scale;
+    /* As lab 4: the common case, a timed call's C all within the tolerance,
+     * is seen without writing to exact and scale; anything else is judged
+     * the slow way, which names what is wrong. */
+    if (patched && gemm_patched_within(&p, exact, scale, c->h_got, ia, va, na, ib, vb, nb, 0,
+                                       c->save))
+        return 0;
+    if (patched)
+        gemm_patch_expect(&p, exact, scale, ia, va, na, ib, vb, nb, c->save);
+    int v = gemm_judge(&p, exact, scale, c->h_got, 0, out->msg, sizeof out->msg);
+    if (patched)
+        gemm_patch_undo(&p, exact, scale, ia, na, ib, nb, c->save);
+    if (v == V_PASS)
+        return 0;
+    out->v = (verdict)v;
+    return -1;
+}
+
+const lab_spec lab_hopper = {
+    .number = 7,
+    .name = "hopper",
+    .dir = "7-hopper",
+    .available = 1,
+    .stages = hopper_stages,
+    .n_stages = N_STAGES,
+    .n_sizes = N_SIZES,
+    .bench_size = BENCH_SIZE,
+    .check_variants = 1,
+    .unit = "TFLOP/s",
+    .ceiling_name = CUBLAS_BF16,
+    .forbidden_calls = policy_stream_stage_rules,
+    /* Each stage's .reference: TFLOP/s at 4096^3 (grader/tests/bench_hopper.md). */
+    .reference_gpu = "NVIDIA H200",
+    .floor_throughput = 5, /* TFLOP/s: far below stage 0 (235 on the H200) on any Hopper GPU */
+    .size_text = size_text,
+    .work = work,
+    .pregenerate = pregenerate,
+    .release = release,
+    .held = held,
+    .setup = setup,
+    .prepare = prepare,
+    .perturb = perturb,
+    .call = call,
+    .call_ceiling = call_ceiling,
+    .check = check,
+    .teardown = teardown,
+};
