@@ -589,15 +589,39 @@ static int n_labs_left_out, n_labs_left_out_sanitized; /* not in TEST_LABS */
 /* The labs that exist, by number: the GPU tests run once per lab. */
 static int available_labs[LAB_MAX], n_available;
 
+/* The labs this GPU cannot run (every stage NOT AVAILABLE: lab 7 off compute
+ * capability 9.0): one test each, that the grader says so and grades nothing. */
+static int elsewhere_labs[LAB_MAX], n_elsewhere, n_cases_elsewhere;
+
+/* Whether the GPU the tests run on can run some stage of spec: run_tests sets
+ * CUDA_LABS_TEST_GPU_CC (90 for 9.0) from ./grade --gpu-info; unset, yes. */
+static int lab_runs_here(const lab_spec *spec)
+{
+    const char *v = getenv("CUDA_LABS_TEST_GPU_CC");
+    if (!v || !*v)
+        return 1;
+    int cc = atoi(v);
+    for (int s = 0; s < spec->n_stages; s++)
+        if (lab_stage_available(&spec->stages[s], cc / 10, cc % 10))
+            return 1;
+    return 0;
+}
+
 static void load_labs(void)
 {
-    if (n_available)
+    if (n_available || n_elsewhere)
         return;
     for (int i = 0; i < lab_count && n_available < LAB_MAX; i++)
-        if (lab_table[i]->available && lab_selected(lab_table[i]->number))
+        if (lab_table[i]->available && lab_selected(lab_table[i]->number) &&
+            !lab_runs_here(lab_table[i]))
+            elsewhere_labs[n_elsewhere++] = lab_table[i]->number;
+        else if (lab_table[i]->available && lab_selected(lab_table[i]->number))
             available_labs[n_available++] = lab_table[i]->number;
         else if (lab_table[i]->available)
             n_labs_left_out++;
+    for (int k = 0; k < n_gpu_cases; k++) /* their cases are left out too */
+        for (int e = 0; e < n_elsewhere; e++)
+            n_cases_elsewhere += cases[gpu_case_index[k]].lab == elsewhere_labs[e];
     for (int i = 0; i < (int)(sizeof sanitized / sizeof sanitized[0]); i++)
         if (lab_selected(sanitized[i][0][3] - '0'))
             sanitized_index[n_sanitized++] = i;
@@ -662,6 +686,36 @@ START_TEST(skeleton_fails_cleanly)
 }
 END_TEST
 
+/* A lab this GPU cannot run (lab 7 on any GPU but compute capability 9.0):
+ * every stage NOT AVAILABLE with the capability it needs, nothing graded,
+ * exit 77 (skipped, never a failure), for the solutions and the skeleton
+ * alike. */
+START_TEST(lab_not_available_here)
+{
+    char lab[16], lib[64], json[64];
+    snprintf(lab, sizeof lab, "lab%d", elsewhere_labs[_i]);
+    const lab_spec *spec = lab_find(lab);
+    ck_assert_ptr_nonnull(spec);
+    snprintf(lib, sizeof lib, "build/lab%d.so", spec->number);
+    snprintf(json, sizeof json, "/tmp/cudalabs-elsewhere-%d.json", (int)getpid());
+    for (int skeleton = 0; skeleton < 2; skeleton++) {
+        int rc = skeleton ? grade(NULL, lab, "--lib", lib, "--json", json, NULL)
+                          : grade(NULL, lab, "--solutions", "--json", json, NULL);
+        ck_assert_msg(rc == 77, "%s: exit %d:\n%s", lab, rc, out);
+        HAS("nothing was graded");
+        HAS("needs compute capability");
+        static char doc[OUT_MAX];
+        ck_assert_int_eq(read_text(json, doc, sizeof doc), 0);
+        unlink(json);
+        for (int s = 0; s < spec->n_stages; s++) {
+            char v[64];
+            json_verdict(doc, s, "correctness", v, sizeof v);
+            ck_assert_msg(strcmp(v, "NOT AVAILABLE") == 0, "%s stage %d: %s", lab, s, v);
+        }
+    }
+}
+END_TEST
+
 /* Several labs in one run are graded one after another, each with its own
  * inputs made just before its tests and freed after them (grader/main.c):
  * every lab's result is there, Check's summary counts them all, and each
@@ -681,7 +735,8 @@ START_TEST(all_labs_in_one_run)
     for (int i = 0; i < lab_count; i++) {
         if (!lab_table[i]->available)
             continue;
-        labs++;
+        const int here = lab_runs_here(lab_table[i]);
+        labs += here; /* a lab this GPU cannot run has no test in Check's count */
         int n = lab_table[i]->number;
         char key[32], header[64];
         /* In the printed order: the headers, then each lab's table. */
@@ -698,7 +753,9 @@ START_TEST(all_labs_in_one_run)
         snprintf(section, sizeof section, "%.*s", end ? (int)(end - l) : (int)strlen(l), l);
         char v[64];
         json_verdict(section, 1, "correctness", v, sizeof v);
-        ck_assert_msg(strcmp(v, "PASS") == 0, "lab %d stage 1: \"%s\"\n%s", n, v, out);
+        const char *want = here ? "PASS" : "NOT AVAILABLE";
+        ck_assert_msg(strcmp(v, want) == 0, "lab %d stage 1: \"%s\", expected %s\n%s", n, v, want,
+                      out);
     }
     ck_assert_int_ge(labs, 2);
     char summary[64];
@@ -752,7 +809,7 @@ int grade_gpu_left_out_count(void)
 {
     load_cases();
     load_labs();
-    return 2 * n_labs_left_out + n_labs_left_out_sanitized + n_left_out;
+    return 2 * n_labs_left_out + n_labs_left_out_sanitized + n_left_out + n_cases_elsewhere;
 }
 
 int grade_gpu_test_count(void)
@@ -823,6 +880,12 @@ Suite *make_grade_gpu_suite(void)
         for (int k = 0; k < n_gpu_cases; k++)
             if (cases[gpu_case_index[k]].lab == lab)
                 tcase_add_loop_test(tc, adversarial_gpu, k, k + 1);
+        suite_add_tcase(s, tc);
+    }
+    if (n_elsewhere) {
+        TCase *tc = tcase_create("elsewhere");
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, lab_not_available_here, 0, n_elsewhere);
         suite_add_tcase(s, tc);
     }
     TCase *all = tcase_create("all");
