@@ -651,6 +651,19 @@ START_TEST(solutions_full_marks)
 }
 END_TEST
 
+/* lab "labN", its skeleton's library and a JSON path of this process for
+ * lab number n (tag names the test); the lab's spec. */
+static const lab_spec *lab_files(int n, const char *tag, char lab[16], char lib[64],
+                                 char json[64])
+{
+    snprintf(lab, 16, "lab%d", n);
+    const lab_spec *spec = lab_find(lab);
+    ck_assert_ptr_nonnull(spec);
+    snprintf(lib, 64, "build/lab%d.so", spec->number);
+    snprintf(json, 64, "/tmp/cudalabs-%s-%d.json", tag, (int)getpid());
+    return spec;
+}
+
 /* Every stage to write says "not implemented" and earns nothing; the given
  * stages work as shipped; speed tests are skipped, not failed. Check's own
  * selection variables in the environment change nothing: the grader still
@@ -658,11 +671,7 @@ END_TEST
 START_TEST(skeleton_fails_cleanly)
 {
     char lab[16], lib[64], json[64];
-    snprintf(lab, sizeof lab, "lab%d", available_labs[_i]);
-    const lab_spec *spec = lab_find(lab);
-    ck_assert_ptr_nonnull(spec);
-    snprintf(lib, sizeof lib, "build/lab%d.so", spec->number);
-    snprintf(json, sizeof json, "/tmp/cudalabs-skeleton-%d.json", (int)getpid());
+    const lab_spec *spec = lab_files(available_labs[_i], "skeleton", lab, lib, json);
     const char *env[] = {"CK_RUN_SUITE=no-such-suite", "CK_RUN_CASE=no-such-case", NULL};
     int rc = grade(env, lab, "--lib", lib, "--json", json, NULL);
     ck_assert_msg(rc == 1, "%s: exit %d:\n%s", lab, rc, out);
@@ -693,11 +702,7 @@ END_TEST
 START_TEST(lab_not_available_here)
 {
     char lab[16], lib[64], json[64];
-    snprintf(lab, sizeof lab, "lab%d", elsewhere_labs[_i]);
-    const lab_spec *spec = lab_find(lab);
-    ck_assert_ptr_nonnull(spec);
-    snprintf(lib, sizeof lib, "build/lab%d.so", spec->number);
-    snprintf(json, sizeof json, "/tmp/cudalabs-elsewhere-%d.json", (int)getpid());
+    const lab_spec *spec = lab_files(elsewhere_labs[_i], "elsewhere", lab, lib, json);
     for (int skeleton = 0; skeleton < 2; skeleton++) {
         int rc = skeleton ? grade(NULL, lab, "--lib", lib, "--json", json, NULL)
                           : grade(NULL, lab, "--solutions", "--json", json, NULL);
