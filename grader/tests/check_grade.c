@@ -593,27 +593,13 @@ static int available_labs[LAB_MAX], n_available;
  * capability 9.0): one test each, that the grader says so and grades nothing. */
 static int elsewhere_labs[LAB_MAX], n_elsewhere, n_cases_elsewhere;
 
-/* Whether the GPU the tests run on can run some stage of spec: run_tests sets
- * CUDA_LABS_TEST_GPU_CC (90 for 9.0) from ./grade --gpu-info; unset, yes. */
-static int lab_runs_here(const lab_spec *spec)
-{
-    const char *v = getenv("CUDA_LABS_TEST_GPU_CC");
-    if (!v || !*v)
-        return 1;
-    int cc = atoi(v);
-    for (int s = 0; s < spec->n_stages; s++)
-        if (lab_stage_available(&spec->stages[s], cc / 10, cc % 10))
-            return 1;
-    return 0;
-}
-
 static void load_labs(void)
 {
     if (n_available || n_elsewhere)
         return;
     for (int i = 0; i < lab_count && n_available < LAB_MAX; i++)
         if (lab_table[i]->available && lab_selected(lab_table[i]->number) &&
-            !lab_runs_here(lab_table[i]))
+            !test_lab_runs_here(lab_table[i]))
             elsewhere_labs[n_elsewhere++] = lab_table[i]->number;
         else if (lab_table[i]->available && lab_selected(lab_table[i]->number))
             available_labs[n_available++] = lab_table[i]->number;
@@ -740,7 +726,7 @@ START_TEST(all_labs_in_one_run)
     for (int i = 0; i < lab_count; i++) {
         if (!lab_table[i]->available)
             continue;
-        const int here = lab_runs_here(lab_table[i]);
+        const int here = test_lab_runs_here(lab_table[i]);
         labs += here; /* a lab this GPU cannot run has no test in Check's count */
         int n = lab_table[i]->number;
         char key[32], header[64];

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,24 @@ START_TEST(capability_gates)
             ck_assert_int_eq(lab_stage_available(st, 7, 5), !tensor && !hopper);
             ck_assert_int_eq(lab_stage_available(st, 7, 9), !tensor && !hopper);
         }
+    /* make test on a GPU leaves out, as a whole, the labs it cannot run: lab 7
+     * off 9.0, never lab 4 (its stage 8 alone is NOT AVAILABLE on 7.5). */
+    const char *saved = getenv("CUDA_LABS_TEST_GPU_CC");
+    char keep[16] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    const char *ccs[] = {"75", "80", "90", "100", "120"};
+    for (int c = 0; c < 5; c++) {
+        setenv("CUDA_LABS_TEST_GPU_CC", ccs[c], 1);
+        for (int l = 0; l < lab_count; l++)
+            ck_assert_int_eq(test_lab_runs_here(lab_table[l]),
+                             lab_table[l]->number != 7 || strcmp(ccs[c], "90") == 0);
+    }
+    unsetenv("CUDA_LABS_TEST_GPU_CC"); /* no GPU seen: every lab */
+    for (int l = 0; l < lab_count; l++)
+        ck_assert(test_lab_runs_here(lab_table[l]));
+    if (saved)
+        setenv("CUDA_LABS_TEST_GPU_CC", keep, 1);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../json.h"
+#include "../lab.h"
 #include "tests.h"
 
 
@@ -173,4 +174,16 @@ void check_summary_text(SRunner *sr, char *buf, size_t n)
     size_t got = fread(buf, 1, n - 1, f);
     buf[got] = '\0';
     fclose(f);
+}
+
+int test_lab_runs_here(const lab_spec *spec)
+{
+    const char *v = getenv("CUDA_LABS_TEST_GPU_CC");
+    if (!v || !*v)
+        return 1;
+    int cc = atoi(v);
+    for (int s = 0; s < spec->n_stages; s++)
+        if (lab_stage_available(&spec->stages[s], cc / 10, cc % 10))
+            return 1;
+    return 0;
 }

@@ -67,6 +67,11 @@ int read_text(const char *path, char *buf, size_t n);
 int xml_well_nested(const char *s);
 /* Braces and brackets balance outside JSON strings. */
 int json_balanced(const char *s);
+/* Whether the GPU the tests run on can run some stage of spec: run_tests sets
+ * CUDA_LABS_TEST_GPU_CC (90 for 9.0) from ./grade --gpu-info; unset (no GPU
+ * seen yet), yes. A lab it cannot run (lab 7 off 9.0) is graded NOT AVAILABLE. */
+struct lab_spec;
+int test_lab_runs_here(const struct lab_spec *spec);
 /* Says that the running test is skipped, with the reason (one line), and
  * returns: run_tests counts it as skipped, never as passed. Without
  * run_tests' record of skips ($CUDA_LABS_TEST_SKIPS) the test fails instead. */
