@@ -766,8 +766,11 @@ extern "C" lab_status gemm_tensor_core(int M, int N, int K, float alpha, const f
         if (major >= 8 && !(stages == 3 ? tensor_core_setup<3>() : tensor_core_setup<2>()))
             return LAB_ERROR;
     }
-    if (major < 8) /* no TF32 tensor cores: the float32 stage */
-        return gemm_warp_tile(M, N, K, alpha, d_A, d_B, beta, d_C, stream);
+    /* No TF32 tensor cores below 8.0: the grader says NOT AVAILABLE there and
+     * never calls this stage. Called anyway, it refuses rather than run the
+     * float32 stage in silence. */
+    if (major < 8)
+        return LAB_ERROR;
     bool aligned = K % 4 == 0 && N % 4 == 0 && ((size_t)d_A | (size_t)d_B) % 16 == 0;
     if (stages == 3)
         tensor_core_launch<3>(aligned, M, N, K, alpha, d_A, d_B, beta, d_C, stream);
