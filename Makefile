@@ -14,6 +14,8 @@ MAKEFLAGS += --no-builtin-rules
 NVCC_FOUND := $(shell command -v nvcc 2>/dev/null)
 CUDA_HOME ?= $(if $(NVCC_FOUND),$(patsubst %/bin/nvcc,%,$(realpath $(NVCC_FOUND))),/usr/local/cuda)
 NVCC := $(CUDA_HOME)/bin/nvcc
+# The CUDA runtime's soname (libcudart.so.13): the fake runtimes of the tests carry it.
+CUDART_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcudart.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 
 # ARCH=native builds for the GPU in this machine (nvcc falls back to sm_75
 # when there is none); ARCH=all builds a fat binary for CI and for sharing;
@@ -218,6 +220,25 @@ build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1: grader/
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include \
 	  $(if $(findstring -old,$@),-DFAKE_CUDA_OLD) -Wl,-soname,libcuda.so.1 -o $@ $<
 
+# A CUDA runtime whose GPU is the host, with C stand-ins for lab libraries and
+# for the grader's own CUDA libraries (grader/tests/fakegpu/): the grading path
+# without a GPU (grader/tests/check_fakegpu.c). The grader runs from a copy in
+# $(FAKEGPU)/root, beside its own build/ceilings/, bound to the runtime through
+# LD_LIBRARY_PATH.
+FAKEGPU := build/tests/fakegpu
+FAKEGPU_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include
+FAKEGPU_LIBS := $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so \
+                $(foreach v,good faults crash,$(FAKEGPU)/lab1-$(v).so)
+$(FAKEGPU)/$(CUDART_SONAME): grader/tests/fakegpu/cudart.c grader/tests/fakegpu/fakegpu.h
+	@mkdir -p $(dir $@)
+	@echo '$(CUDART_SONAME) { global: *; };' > $(FAKEGPU)/cudart.map
+	$(CC) $(FAKEGPU_CFLAGS) -Wl,-soname,$(CUDART_SONAME) -Wl,--version-script,$(FAKEGPU)/cudart.map -o $@ $<
+$(FAKEGPU)/root/build/ceilings/%.so: grader/tests/fakegpu/%.c grader/ceilings/ceilings.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKEGPU_CFLAGS) -o $@ $< -lm
+$(FAKEGPU)/lab1-%.so: grader/tests/fakegpu/lab1.c grader/tests/fakegpu/fakegpu.h $(FAKEGPU)/$(CUDART_SONAME)
+	$(CC) $(FAKEGPU_CFLAGS) -DLAB1_$(shell echo $* | tr a-z A-Z) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME)
+
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
@@ -225,7 +246,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs; without a GPU it changes
 # nothing. The whole output is also kept in build/test.log.
-test: grade build/tests/run_tests $(FAKE_CUDA) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+test: grade build/tests/run_tests $(FAKE_CUDA) $(FAKEGPU_LIBS) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@set -o pipefail; TEST_LABS="$(TEST_LABS)" build/tests/run_tests 2>&1 | tee build/test.log
 
 # make stability RUNS=10: the solutions of every lab graded RUNS times with
@@ -255,7 +276,7 @@ $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: grade $(COV)/grade $(COV)/run_tests $(FAKE_CUDA) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+coverage: grade $(COV)/grade $(COV)/run_tests $(FAKE_CUDA) $(FAKEGPU_LIBS) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab
@@ -361,7 +382,6 @@ ARCH_LOGS := $(foreach sm,$(ARCH_SMS),$(foreach s,$(call ARCH_SOURCES,$(sm)),bui
 
 # The fake runtime carries the real one's soname and symbol version, so lab
 # libraries bind to it; the recorder finds it next to itself.
-CUDART_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcudart.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 ARCH_CFLAGS := -std=c11 -Wall -Wextra -O2 -g -I$(CUDA_HOME)/include
 build/arch/fakert/cudart.map:
 	@mkdir -p $(dir $@)

@@ -1,0 +1,157 @@
+/* check_fakegpu.c: ./grade's grading path on a machine without a GPU. The
+ * grader runs from a copy in build/tests/fakegpu/root over a CUDA runtime
+ * whose GPU is the host (grader/tests/fakegpu/cudart.c), beside C stand-ins
+ * for its own CUDA libraries, and grades lab libraries written in C whose
+ * stages are right, wrong or broken in known ways: every stage must get its
+ * verdict, its message and its points. Timing follows the time each stage
+ * declares (fakegpu_spend), so speed verdicts are decided too. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#define FAKEGPU "build/tests/fakegpu"
+#define OUT_MAX (256 * 1024)
+
+static char out[OUT_MAX];
+static char root_grade[600], libdir[300];
+
+/* The grader, copied beside its stand-in build/ceilings/ (it finds those
+ * next to its own executable). 0, or -1 when the fake GPU is not built. */
+static int fakegpu_ready(void)
+{
+    char cwd[256];
+    if (!getcwd(cwd, sizeof cwd) || access(FAKEGPU "/root/build/ceilings/devcheck.so", R_OK) != 0)
+        return -1;
+    snprintf(libdir, sizeof libdir, "%s/" FAKEGPU, cwd);
+    snprintf(root_grade, sizeof root_grade, "%s/root/grade", libdir);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp -f '%s' '%s'", grade_path(), root_grade);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Grades lab `lab` with the library lab<lab>-<name>.so and up to 4 more
+ * arguments (NULL-terminated); returns the exit status, output in out. */
+static int fake_grade(const char *lab, const char *name, const char *a1, const char *a2,
+                      const char *a3, const char *a4)
+{
+    char lib[600], ld[600];
+    snprintf(lib, sizeof lib, "%s/%s-%s.so", libdir, lab, name);
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", libdir);
+    const char *env[] = {ld, NULL};
+    char *argv[12] = {root_grade, (char *)lab, "--lib", lib, "--seed", "0x5eed"};
+    int n = 6;
+    const char *more[] = {a1, a2, a3, a4};
+    for (int i = 0; i < 4 && more[i]; i++)
+        argv[n++] = (char *)more[i];
+    argv[n] = NULL;
+    return run_command(argv, env, out, sizeof out);
+}
+
+#define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
+#define SKIP_UNLESS_READY()                                                                   \
+    do {                                                                                      \
+        if (fakegpu_ready() != 0) {                                                           \
+            printf("fakegpu: skipped (build/tests/fakegpu is not built)\n");                  \
+            return;                                                                           \
+        }                                                                                     \
+    } while (0)
+
+/* Right stages: full marks, every stage correct at every small size. */
+START_TEST(lab1_right_stages_pass)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab1", "good", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("GPU:  Fake GPU (host memory), compute capability 9.0, 4 SMs");
+    HAS("seed: 0x5eed (replay with --seed 0x5eed)");
+    HAS("stage 5  4x4 per thread, float4 access      correct");
+    HAS("100%: Checks: 6, Failures: 0, Errors: 0");
+    HAS("Score: 50/50");
+}
+END_TEST
+
+/* Wrong results, unwritten outputs and bad statuses: each its verdict, at
+ * the first size that shows it, with the seed to replay it. */
+START_TEST(lab1_wrong_stages_get_their_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab1", "faults", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1 (naive, reads coalesced), correctness: WRONG RESULT");
+    HAS("at 1 x 1: 1 of 1 output elements are wrong; the first is out[0][0] (element 0)");
+    HAS("replay: ./grade lab1 --stage 1 --seed 0x5eed --lib ");
+    HAS("stage 2 (naive, writes coalesced), correctness: NOT WRITTEN");
+    HAS("out[0][0] (element 0) was never written");
+    HAS("transpose_padded() returned LAB_ERROR at 1 x 1");
+    HAS("transpose_vectorized() returned 7 at 1 x 1, which is neither LAB_OK nor LAB_TODO");
+    HAS("33%: Checks: 6, Failures: 4, Errors: 0");
+    HAS("Score: 10/50");
+}
+END_TEST
+
+/* Launch errors, GPU faults, stages not written, writes past the output and
+ * a changed input. */
+START_TEST(lab1_broken_stages_get_their_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab1", "crash", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1 (naive, reads coalesced), correctness: LAUNCH ERROR");
+    HAS("could not start: cudaErrorInvalidConfiguration (invalid configuration argument). This "
+        "GPU allows at most 1024 threads per block");
+    HAS("stage 2 (naive, writes coalesced), correctness: GPU FAULT");
+    HAS("the GPU stopped with cudaErrorIllegalAddress");
+    HAS("stage 3 (shared-memory tile): not implemented yet. transpose_tiled() returned LAB_TODO");
+    HAS("stage 4 (padded tile (no bank conflicts)), correctness: OUT OF BOUNDS");
+    HAS("the output d_out was written right after its end (element 1; it has 1 elements)");
+    HAS("stage 5 (4x4 per thread, float4 access), correctness: INPUT MODIFIED");
+    HAS("the input d_in was changed, first at in[0][0]");
+    HAS("Score: 0/50");
+}
+END_TEST
+
+/* One stage of a run, machine-readable: the JSON has the stage's verdict. */
+START_TEST(lab1_one_stage_json)
+{
+    SKIP_UNLESS_READY();
+    char json[] = "/tmp/cudalabs-fakegpuXXXXXX";
+    int fd = mkstemp(json);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    int rc = fake_grade("lab1", "faults", "--quick", "--stage", "1", NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    rc = fake_grade("lab1", "faults", "--quick", "--stage", "2", NULL);
+    HAS("NOT WRITTEN");
+    ck_assert_msg(strstr(out, "WRONG RESULT") == NULL, "stage 1 was graded too:\n%s", out);
+    char arg[64];
+    snprintf(arg, sizeof arg, "--json=%s", json);
+    rc = fake_grade("lab1", "good", "--quick", "--stage", "3", arg);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[OUT_MAX];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(json);
+    ck_assert_msg(strstr(text, "\"PASS\"") != NULL, "no PASS in the JSON:\n%s", text);
+    ck_assert_msg(strstr(text, "transpose_tiled") != NULL, "no stage 3 in the JSON:\n%s", text);
+}
+END_TEST
+
+Suite *make_fakegpu_suite(void)
+{
+    Suite *s = suite_create("fakegpu");
+    TCase *tc = tcase_create("lab1");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, lab1_right_stages_pass);
+    tcase_add_test(tc, lab1_wrong_stages_get_their_verdicts);
+    tcase_add_test(tc, lab1_broken_stages_get_their_verdicts);
+    tcase_add_test(tc, lab1_one_stage_json);
+    suite_add_tcase(s, tc);
+    return s;
+}
