@@ -143,6 +143,25 @@ START_TEST(lab1_one_stage_json)
 }
 END_TEST
 
+/* Lab 2: right sums pass; a sum short of an element, an unwritten d_out and
+ * a NaN each get their verdict and their explanation. */
+START_TEST(lab2_sums)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab2", "good", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("Score: 70/70");
+    rc = fake_grade("lab2", "faults", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1 (interleaved, divergent), correctness: WRONG RESULT");
+    HAS("at n = 2: d_out[0] = ");
+    HAS("part of the input (or of the partial sums) was left out");
+    HAS("stage 2 (interleaved, strided index), correctness: NOT WRITTEN");
+    HAS("stage 3 (sequential addressing), correctness: NAN IN OUTPUT");
+    HAS("Score: 40/70");
+}
+END_TEST
+
 Suite *make_fakegpu_suite(void)
 {
     Suite *s = suite_create("fakegpu");
@@ -152,6 +171,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab1_wrong_stages_get_their_verdicts);
     tcase_add_test(tc, lab1_broken_stages_get_their_verdicts);
     tcase_add_test(tc, lab1_one_stage_json);
+    tcase_add_test(tc, lab2_sums);
     suite_add_tcase(s, tc);
     return s;
 }
