@@ -24,7 +24,13 @@ verdict decide_perf_start(const test_record *corr, int stage, char *msg, size_t 
 
 /* Event time far below wall time means work ran where the events did not see
  * it (another stream, a host thread); a speed above the ceiling cannot be. */
-verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, char *msg,
+double decide_impossible_over(const lab_spec *spec, int cut)
+{
+    const double over = lab_impossible_over(spec);
+    return cut && over < DECIDE_CUT_IMPOSSIBLE_OVER ? DECIDE_CUT_IMPOSSIBLE_OVER : over;
+}
+
+verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, int cut, char *msg,
                       size_t n)
 {
     if (rec->wall_ms > decide_anomaly_bound(rec->median_ms)) {
@@ -35,7 +41,7 @@ verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, c
                  rec->wall_ms, rec->median_ms);
         return V_TIMING_ANOMALY;
     }
-    const double over = lab_impossible_over(spec);
+    const double over = decide_impossible_over(spec, cut);
     if (rec->throughput > over * rec->ceiling_throughput) {
         char times[32] = ""; /* "2.5 times ", where the lab allows more than noise */
         if (over > 1.10)

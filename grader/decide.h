@@ -27,10 +27,23 @@ static inline double decide_anomaly_bound(double event_ms)
  * V_PASS, or V_SKIPPED with the reason in msg. */
 verdict decide_perf_start(const test_record *corr, int stage, char *msg, size_t n);
 
+/* In a run cut to part of the GPU (--sms), a stage is IMPOSSIBLE only above
+ * this many times its ceiling, whatever the lab allows otherwise. The
+ * ceilings that are libraries (cudaMemcpy, CUB) do not keep their speed per
+ * SM in a green context; measured on the H200, the reference solutions beat
+ * them by up to 1.12x (lab 1 stage 5) and 1.21x (lab 3 stage 6) at 40 SMs,
+ * and by 1.39x (lab 3 stage 6) at 16. */
+#define DECIDE_CUT_IMPOSSIBLE_OVER 2.0
+
+/* The factor over the ceiling beyond which a stage is IMPOSSIBLE: the lab's
+ * (lab_impossible_over), at least DECIDE_CUT_IMPOSSIBLE_OVER in a cut run. */
+double decide_impossible_over(const lab_spec *spec, int cut);
+
 /* A measurement summarised in rec (median and wall time, throughput and the
  * ceiling's): V_PASS when it can be believed, else V_TIMING_ANOMALY or
- * V_IMPOSSIBLE, with the message in msg. */
-verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, char *msg,
+ * V_IMPOSSIBLE, with the message in msg. cut: the run grades on part of the
+ * GPU's SMs (--sms). */
+verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, int cut, char *msg,
                       size_t n);
 
 /* The speed verdict of stage from its believable measurement in rec

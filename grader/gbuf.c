@@ -49,7 +49,10 @@ cudaError_t gbuf_alloc(gbuf *b, size_t bytes, uint64_t seed)
     if (err == cudaSuccess)
         err = cudaMemcpy(b->d_base + b->guard + bytes, b->h_pattern + b->guard, b->guard,
                          cudaMemcpyHostToDevice);
-    return err;
+    /* Both copies come from pageable memory and may still be landing when
+     * cudaMemcpy returns (lab_util.c's direct_to_device says why that matters). */
+    cudaError_t sync = cudaDeviceSynchronize();
+    return err != cudaSuccess ? err : sync;
 }
 
 cudaError_t gbuf_poison(gbuf *b, cudaStream_t s)

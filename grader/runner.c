@@ -595,7 +595,7 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
         if (round + 1 < *reps &&
             runner_settled(round + 1, f[0].ms, f[0].wall, bases, nf - 2, f[nf - 1].ms,
                            st ? st->min_speedup : 0, st ? st->min_ceiling : 0,
-                           lab_impossible_over(spec))) {
+                           decide_impossible_over(spec, run->sms > 0))) {
             *reps = round + 1;
             break;
         }
@@ -673,7 +673,7 @@ static void summarise(grade_run *run, test_record *rec, timed_fn *f, int nf, int
 static int timing_sane(grade_run *run, int rec_stage, const test_record *rec, check_outcome *out)
 {
     char msg[sizeof out->msg];
-    verdict v = decide_timing(run->spec, rec_stage, rec, msg, sizeof msg);
+    verdict v = decide_timing(run->spec, rec_stage, rec, run->sms > 0, msg, sizeof msg);
     if (v == V_PASS)
         return 0;
     out->v = v;

@@ -7,34 +7,71 @@
  * "TN" case, the one its Hopper kernels serve best. */
 #include <cublas_v2.h>
 
-/* A handle on the current device; 0 on success. */
-extern "C" int ceiling_hopper_create(void **handle)
-{
-    cublasHandle_t h;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
-        return -1;
-    *handle = h;
-    return 0;
-}
+/* cuBLAS runs on a stream of the ceiling's own, joined to the grader's stream
+ * by events, so the timing events on the grader's stream still bracket it.
+ * The grader's stream carries an (empty) access-policy window: it resets the
+ * persisting L2 window before every call, in case a stage set one. With that
+ * attribute on its stream, cuBLAS's BF16 GEMM at 4096^3 ran 15% slower on the
+ * H200 (647 against 755 TFLOP/s); the stages' kernels did not (bench_hopper's
+ * stage 3 and lab 7's agree within 1%). */
+struct hopper_ceiling {
+    cublasHandle_t blas;
+    cudaStream_t own;
+    cudaEvent_t start, done;
+};
 
 extern "C" void ceiling_hopper_destroy(void *handle)
 {
-    if (handle)
-        cublasDestroy((cublasHandle_t)handle);
+    hopper_ceiling *c = (hopper_ceiling *)handle;
+    if (!c)
+        return;
+    if (c->blas)
+        cublasDestroy(c->blas);
+    if (c->own)
+        cudaStreamDestroy(c->own);
+    if (c->start)
+        cudaEventDestroy(c->start);
+    if (c->done)
+        cudaEventDestroy(c->done);
+    delete c;
+}
+
+/* A handle on the current device; 0 on success. */
+extern "C" int ceiling_hopper_create(void **handle)
+{
+    hopper_ceiling *c = new hopper_ceiling();
+    if (cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS) {
+        c->blas = NULL;
+        ceiling_hopper_destroy(c);
+        return -1;
+    }
+    if (cudaStreamCreateWithFlags(&c->own, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&c->start, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming) != cudaSuccess ||
+        cublasSetStream(c->blas, c->own) != CUBLAS_STATUS_SUCCESS) {
+        ceiling_hopper_destroy(c);
+        return -1;
+    }
+    *handle = c;
+    return 0;
 }
 
 extern "C" int ceiling_hopper(void *handle, int M, int N, int K, const unsigned short *d_A,
                               const unsigned short *d_Bt, float *d_C, cudaStream_t stream)
 {
-    cublasHandle_t h = (cublasHandle_t)handle;
+    hopper_ceiling *c = (hopper_ceiling *)handle;
     const float one = 1.0f, zero = 0.0f;
-    if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS)
+    if (cudaEventRecord(c->start, stream) != cudaSuccess ||
+        cudaStreamWaitEvent(c->own, c->start, 0) != cudaSuccess)
         return -1;
-    return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, d_Bt, CUDA_R_16BF, K, d_A,
-                        CUDA_R_16BF, K, &zero, d_C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
-                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
-               ? 0
-               : -1;
+    int bad = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, d_Bt, CUDA_R_16BF, K,
+                           d_A, CUDA_R_16BF, K, &zero, d_C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS;
+    /* The grader's stream waits for cuBLAS even when the call failed. */
+    if (cudaEventRecord(c->done, c->own) != cudaSuccess ||
+        cudaStreamWaitEvent(stream, c->done, 0) != cudaSuccess)
+        return -1;
+    return bad ? -1 : 0;
 }
 
 /* Last, after every definition: each function above is checked against its

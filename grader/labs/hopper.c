@@ -110,7 +110,7 @@ static const lab_stage hopper_stages[] = {
         .points_speed = 15,
         .min_speedup = 1.1, /* measured 1.21x */
         LAB_BASES(2),
-        .min_ceiling = 0.6, /* measured 0.79 */
+        .min_ceiling = 0.6, /* measured 0.79 (bench_hopper), 0.99 (the grader, 2026-12-01) */
         .ceiling = CUBLAS_BF16,
         .min_cc = HOPPER,
         .max_cc = HOPPER,
@@ -539,6 +539,11 @@ const lab_spec lab_hopper = {
     /* Each stage's .reference: TFLOP/s at 4096^3 (grader/tests/bench_hopper.md). */
     .reference_gpu = "NVIDIA H200",
     .floor_throughput = 5, /* TFLOP/s: far below stage 0 (235 on the H200) on any Hopper GPU */
+    /* cuBLAS is a library, not a bound of the hardware, and the lab aims past
+     * it: IMPOSSIBLE only above 1.4 times it. The H200's dense BF16 peak,
+     * 989 TFLOP/s on NVIDIA's data sheet, is 1.3 times the 755 that cuBLAS
+     * reached here at 4096^3 (.device measurements, 2026-12-01). */
+    .impossible_over = 1.4,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,

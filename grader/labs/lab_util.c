@@ -86,10 +86,23 @@ static cudaError_t staging_init(void)
     return err;
 }
 
+/* A cudaMemcpy from pageable memory may return before its DMA has reached
+ * the device (CUDA's "API synchronization behavior"), and the grader's stream
+ * does not wait for the legacy stream that copy is on: a stage, or a copy on
+ * the device, could read what has not landed yet. Seen under --sms 40 on the
+ * H200: lab 4's C at M 64, N 4096 lost its last rows, and the references got
+ * WRONG RESULT. So a direct copy is waited for before this returns. */
+static cudaError_t direct_to_device(void *d, const void *h, size_t bytes)
+{
+    cudaError_t err = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    cudaError_t sync = cudaDeviceSynchronize();
+    return err != cudaSuccess ? err : sync;
+}
+
 cudaError_t lab_to_device(void *d, const void *h, size_t bytes)
 {
     if (bytes <= STAGE_DIRECT || staging_init() != cudaSuccess)
-        return cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+        return direct_to_device(d, h, bytes);
     cudaError_t err = cudaSuccess;
     for (size_t off = 0, i = 0; off < bytes && err == cudaSuccess; off += STAGE_BYTES, i++) {
         size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;

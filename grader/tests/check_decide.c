@@ -64,9 +64,9 @@ START_TEST(timing_anomaly_bound)
     test_record r = measured(2, 50, 0);
     ck_assert_double_eq(decide_anomaly_bound(2.0), 4.0);
     r.wall_ms = 4.0; /* at the bound: believed */
-    ck_assert_int_eq(decide_timing(&spec, 1, &r, msg, sizeof msg), V_PASS);
+    ck_assert_int_eq(decide_timing(&spec, 1, &r, 0, msg, sizeof msg), V_PASS);
     r.wall_ms = 4.001;
-    ck_assert_int_eq(decide_timing(&spec, 1, &r, msg, sizeof msg), V_TIMING_ANOMALY);
+    ck_assert_int_eq(decide_timing(&spec, 1, &r, 0, msg, sizeof msg), V_TIMING_ANOMALY);
     ck_assert_ptr_nonnull(strstr(msg, "4.001 ms by the clock but only 2.000 ms by CUDA events"));
     ck_assert_ptr_nonnull(strstr(msg, "Launch every kernel on the stream you are given."));
 }
@@ -77,21 +77,34 @@ START_TEST(impossible_above_the_ceiling)
     char msg[VERDICT_MSG];
     test_record r = measured(2, 50, 0);
     r.throughput = 1100; /* at 1.10 x the ceiling: noise, believed */
-    ck_assert_int_eq(decide_timing(&spec, 1, &r, msg, sizeof msg), V_PASS);
+    ck_assert_int_eq(decide_timing(&spec, 1, &r, 0, msg, sizeof msg), V_PASS);
     r.throughput = 1101;
-    ck_assert_int_eq(decide_timing(&spec, 2, &r, msg, sizeof msg), V_IMPOSSIBLE);
+    ck_assert_int_eq(decide_timing(&spec, 2, &r, 0, msg, sizeof msg), V_IMPOSSIBLE);
     ck_assert_str_eq(msg, "1101 GB/s is more than the CUB ceiling measured in the same run "
                           "(1000 GB/s): the stage cannot be doing all of its work");
     /* A lab that allows more than noise names its factor. */
     lab_spec loose = spec;
     loose.impossible_over = 2.5;
-    ck_assert_int_eq(decide_timing(&loose, 1, &r, msg, sizeof msg), V_PASS);
+    ck_assert_int_eq(decide_timing(&loose, 1, &r, 0, msg, sizeof msg), V_PASS);
     r.throughput = 2600;
-    ck_assert_int_eq(decide_timing(&loose, 1, &r, msg, sizeof msg), V_IMPOSSIBLE);
+    ck_assert_int_eq(decide_timing(&loose, 1, &r, 0, msg, sizeof msg), V_IMPOSSIBLE);
     ck_assert_ptr_nonnull(strstr(msg, "more than 2.5 times the cudaMemcpy D2D ceiling"));
+    /* Cut to part of the GPU (--sms), the libraries' ceilings are no bound:
+     * IMPOSSIBLE from twice the ceiling, or the lab's own factor if larger. */
+    r.throughput = 1390; /* lab 3 stage 6 at 16 of the H200's SMs: 1.39 x CUB */
+    ck_assert_int_eq(decide_timing(&spec, 1, &r, 0, msg, sizeof msg), V_IMPOSSIBLE);
+    ck_assert_int_eq(decide_timing(&spec, 1, &r, 1, msg, sizeof msg), V_PASS);
+    r.throughput = 2001;
+    ck_assert_int_eq(decide_timing(&spec, 1, &r, 1, msg, sizeof msg), V_IMPOSSIBLE);
+    ck_assert_ptr_nonnull(strstr(msg, "more than 2.0 times the"));
+    ck_assert_double_eq(decide_impossible_over(&spec, 1), DECIDE_CUT_IMPOSSIBLE_OVER);
+    ck_assert_double_eq(decide_impossible_over(&loose, 1), 2.5);
+    ck_assert_double_eq(decide_impossible_over(&loose, 0), 2.5);
+    ck_assert_int_eq(decide_timing(&loose, 1, &r, 1, msg, sizeof msg), V_PASS);
+    r.throughput = 2600;
     /* The clock is looked at first. */
     r.wall_ms = 10;
-    ck_assert_int_eq(decide_timing(&loose, 1, &r, msg, sizeof msg), V_TIMING_ANOMALY);
+    ck_assert_int_eq(decide_timing(&loose, 1, &r, 0, msg, sizeof msg), V_TIMING_ANOMALY);
 }
 END_TEST
 
