@@ -227,7 +227,7 @@ build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1: grader/
 # LD_LIBRARY_PATH.
 FAKEGPU := build/tests/fakegpu
 FAKEGPU_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include
-FAKEGPU_LIBS := $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so $(FAKEGPU)/root/build/ceilings/lab2.so \
+FAKEGPU_LIBS := $(FAKEGPU)/grade-small $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so $(FAKEGPU)/root/build/ceilings/lab2.so \
                 $(foreach v,good faults crash,$(FAKEGPU)/lab1-$(v).so) $(foreach v,good faults,$(FAKEGPU)/lab2-$(v).so)
 $(FAKEGPU)/$(CUDART_SONAME): grader/tests/fakegpu/cudart.c grader/tests/fakegpu/fakegpu.h
 	@mkdir -p $(dir $@)
@@ -241,6 +241,10 @@ $(FAKEGPU)/root/build/ceilings/lab2.so: grader/tests/fakegpu/reduce_ceiling.c gr
 	$(CC) $(FAKEGPU_CFLAGS) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME)
 $(FAKEGPU)/lab1-%.so: grader/tests/fakegpu/lab1.c grader/tests/fakegpu/fakegpu.h $(FAKEGPU)/$(CUDART_SONAME)
 	$(CC) $(FAKEGPU_CFLAGS) -DLAB1_$(shell echo $* | tr a-z A-Z) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME)
+# ./grade with labs that time a small size (grader/tests/fakegpu/small_labs.c),
+# so that speed tests run on the fake GPU.
+$(FAKEGPU)/grade-small: $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a grader/exports.map
+	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 $(FAKEGPU)/lab2-%.so: grader/tests/fakegpu/lab2.c grader/tests/fakegpu/fakegpu.h $(FAKEGPU)/$(CUDART_SONAME)
 	$(CC) $(FAKEGPU_CFLAGS) -DLAB2_$(shell echo $* | tr a-z A-Z) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME) -lm
 
@@ -279,17 +283,19 @@ $(COV)/%.o: %.c | check-deps
 	$(CC) $(ALL_CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE $(CHECK_CFLAGS) -c $< -o $@
 $(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+$(COV)/grade-small: $(COV)/grader/main.o $(COV)/grader/tests/fakegpu/small_labs.o $(filter-out %/registry.o,$(COV_LIB_OBJS))
+	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: grade $(COV)/grade $(COV)/run_tests $(FAKE_CUDA) $(FAKEGPU_LIBS) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+coverage: grade $(COV)/grade $(COV)/grade-small $(COV)/run_tests $(FAKE_CUDA) $(FAKEGPU_LIBS) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab
 	@mkdir -p $(COV)/build/solutions && cp -f $(SOLUTION_LIBS) $(COV)/build/solutions/
 	@mkdir -p $(COV)/build/ceilings && cp -f $(CEILING_LIBS) $(COV)/build/ceilings/
-	GRADE=$(COV)/grade $(COV)/run_tests
+	GRADE=$(COV)/grade GRADE_SMALL=$(COV)/grade-small $(COV)/run_tests
 	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
 	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary | tee $(COV)/summary.txt
 	@awk -v goal=$(COVERAGE_GOAL) '/^lines:/ { pct = $$2 + 0; sub(/%$$/, "", $$2); \

@@ -4,7 +4,9 @@
  * for its own CUDA libraries, and grades lab libraries written in C whose
  * stages are right, wrong or broken in known ways: every stage must get its
  * verdict, its message and its points. Timing follows the time each stage
- * declares (fakegpu_spend), so speed verdicts are decided too. */
+ * declares (fakegpu_spend), so speed verdicts are decided too: by
+ * grade-small, the same grader with labs that time a small size
+ * (grader/tests/fakegpu/small_labs.c; GRADE_SMALL names another build). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,13 @@
 #define OUT_MAX (256 * 1024)
 
 static char out[OUT_MAX];
-static char root_grade[600], libdir[300];
+static char root_grade[600], root_small[600], libdir[300];
+
+static const char *small_path(void)
+{
+    const char *g = getenv("GRADE_SMALL");
+    return g && *g ? g : FAKEGPU "/grade-small";
+}
 
 /* The grader, copied beside its stand-in build/ceilings/ (it finds those
  * next to its own executable). 0, or -1 when the fake GPU is not built. */
@@ -28,27 +36,42 @@ static int fakegpu_ready(void)
         return -1;
     snprintf(libdir, sizeof libdir, "%s/" FAKEGPU, cwd);
     snprintf(root_grade, sizeof root_grade, "%s/root/grade", libdir);
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "cp -f '%s' '%s'", grade_path(), root_grade);
+    snprintf(root_small, sizeof root_small, "%s/root/grade-small", libdir);
+    char cmd[2600];
+    snprintf(cmd, sizeof cmd, "cp -f '%s' '%s' && cp -f '%s' '%s'", grade_path(), root_grade,
+             small_path(), root_small);
     return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Grades lab `lab` with the library lab<lab>-<name>.so and up to 4 more
- * arguments (NULL-terminated); returns the exit status, output in out. */
-static int fake_grade(const char *lab, const char *name, const char *a1, const char *a2,
-                      const char *a3, const char *a4)
+/* Grades lab `lab` with grader `grader` and the library lab<lab>-<name>.so
+ * and up to 4 more arguments (NULL-terminated); returns the exit status,
+ * output in out. */
+static int grade_with(char *grader, const char *lab, const char *name, const char *a1,
+                      const char *a2, const char *a3, const char *a4)
 {
     char lib[600], ld[600];
     snprintf(lib, sizeof lib, "%s/%s-%s.so", libdir, lab, name);
     snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", libdir);
     const char *env[] = {ld, NULL};
-    char *argv[12] = {root_grade, (char *)lab, "--lib", lib, "--seed", "0x5eed"};
+    char *argv[12] = {grader, (char *)lab, "--lib", lib, "--seed", "0x5eed"};
     int n = 6;
     const char *more[] = {a1, a2, a3, a4};
     for (int i = 0; i < 4 && more[i]; i++)
         argv[n++] = (char *)more[i];
     argv[n] = NULL;
     return run_command(argv, env, out, sizeof out);
+}
+
+static int fake_grade(const char *lab, const char *name, const char *a1, const char *a2,
+                      const char *a3, const char *a4)
+{
+    return grade_with(root_grade, lab, name, a1, a2, a3, a4);
+}
+
+/* The same with the labs' timed sizes small: the speed tests run. */
+static int small_grade(const char *lab, const char *name, const char *a1, const char *a2)
+{
+    return grade_with(root_small, lab, name, a1, a2, NULL, NULL);
 }
 
 #define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
@@ -162,6 +185,62 @@ START_TEST(lab2_sums)
 }
 END_TEST
 
+/* Speed, lab 1: every stage fast enough gets its speed points, with its
+ * speedup over its base and its share of the ceiling as declared. */
+START_TEST(lab1_speed_pass)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab1", "good", NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("stage 3  shared-memory tile                 correct, 0 GB/s (33% of cudaMemcpy D2D), "
+        "1.33x over stage 2 -> fast enough");
+    HAS("  4  padded tile (no bank conflicts)    yes                      0    55.6%  1.67x over "
+        "3     1.40x   20/20");
+    HAS("ceiling: cudaMemcpy D2D at 0 GB/s, measured in this run");
+    HAS("100%: Checks: 9, Failures: 0, Errors: 0");
+    HAS("Score: 80/80");
+}
+END_TEST
+
+/* Speed, lab 1: a stage whose base failed is not timed, and says which to
+ * fix first; a failed correctness test leaves its speed test SKIPPED. */
+START_TEST(lab1_speed_needs_correct_bases)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab1", "faults", NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("- stage 3 (shared-memory tile), speed: SKIPPED");
+    HAS("not timed: stage 3 is measured against stage 2 (naive, writes coalesced), which did not "
+        "pass its correctness test. Fix stage 2 first.");
+    HAS("22%: Checks: 9, Failures: 7, Errors: 0");
+    HAS("Score: 10/80");
+}
+END_TEST
+
+/* Speed, lab 2: every threshold met (stage 7 also by its share of the
+ * ceiling); then a stage no faster than its base is TOO SLOW with its hint,
+ * and one faster than the ceiling is IMPOSSIBLE. */
+START_TEST(lab2_speed_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab2", "good", NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("  7  many elements per thread, float4   yes                      0    83.3%  3.75x over "
+        "6    1.50x+80%   20/20");
+    HAS("Score: 110/110");
+    rc = small_grade("lab2", "faults", NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("- stage 5 (unrolled last warp), speed: TOO SLOW");
+    HAS("1.00x over stage 4 (first add during load); this stage needs 1.05x. It runs at 0 GB/s, "
+        "17% of CUB DeviceReduce::Sum.");
+    HAS("hint: Stop the shared-memory loop at s = 64");
+    HAS("- stage 7 (many elements per thread, float4), speed: IMPOSSIBLE");
+    HAS("is more than the CUB DeviceReduce::Sum ceiling measured in the same run");
+    HAS("- stage 4 (first add during load), speed: SKIPPED");
+    HAS("Score: 45/110");
+}
+END_TEST
+
 Suite *make_fakegpu_suite(void)
 {
     Suite *s = suite_create("fakegpu");
@@ -173,5 +252,11 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab1_one_stage_json);
     tcase_add_test(tc, lab2_sums);
     suite_add_tcase(s, tc);
+    TCase *speed = tcase_create("speed");
+    tcase_set_timeout(speed, 120);
+    tcase_add_test(speed, lab1_speed_pass);
+    tcase_add_test(speed, lab1_speed_needs_correct_bases);
+    tcase_add_test(speed, lab2_speed_verdicts);
+    suite_add_tcase(s, speed);
     return s;
 }

@@ -1,8 +1,12 @@
 /* lab2.c: lab 2's stages (labs/2-reduce/reduce.h) for the fake GPU (cudart.c),
- * done on the host, the sum accumulated in double. Built as two libraries:
- *   LAB2_GOOD   every stage correct;
+ * done on the host, the sum accumulated in double. Each stage declares what
+ * it would cost on a GPU as a multiple of the ceiling's cost
+ * (reduce_ceiling.c): cost[stage]. Built as two libraries:
+ *   LAB2_GOOD   every stage correct and fast enough;
  *   LAB2_FAULTS stage 1 leaves out the last element, stage 2 writes nothing,
- *               stage 3 writes a NaN, the others are right. */
+ *               stage 3 writes a NaN, stage 5 is correct but no faster than
+ *               its base, stage 7 is faster than the ceiling; the others
+ *               are right. */
 #include <math.h>
 #include <stddef.h>
 
@@ -25,7 +29,12 @@ static lab_status sum(int k, const float *d_in, size_t n, float *d_out)
     if (k == 3)
         d_out[0] = NAN;
 #endif
-    fakegpu_spend(FAKEGPU_COPY_MS(4.0 * (double)n) / (k + 1));
+#if defined(LAB2_FAULTS)
+    static const double cost[] = {60, 15, 12, 10, 6, 6, 4.5, 0.5};
+#else
+    static const double cost[] = {60, 15, 12, 10, 6, 5, 4.5, 1.2};
+#endif
+    fakegpu_spend(cost[k] * FAKEGPU_COPY_MS(4.0 * (double)n));
     return LAB_OK;
 }
 
