@@ -227,26 +227,34 @@ build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1: grader/
 # LD_LIBRARY_PATH.
 FAKEGPU := build/tests/fakegpu
 FAKEGPU_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include
-FAKEGPU_LIBS := $(FAKEGPU)/grade-small $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so $(FAKEGPU)/root/build/ceilings/lab2.so \
-                $(foreach v,good faults crash,$(FAKEGPU)/lab1-$(v).so) $(foreach v,good faults,$(FAKEGPU)/lab2-$(v).so)
+# The stage libraries: $(FAKEGPU)/lab<N>-<variant>.so from lab<N>.c with
+# -DLAB<N>_<VARIANT>; the ceilings: root/build/ceilings/lab<N>.so from
+# <name>_ceiling.c, <name> being FAKEGPU_CEILING_<N>.
+FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 3-good 3-faults 4-good 4-faults 6-good 6-faults
+FAKEGPU_CEILING_2 := reduce
+FAKEGPU_CEILING_3 := shuffle
+FAKEGPU_CEILING_4 := gemm
+FAKEGPU_CEILING_6 := conv
+FAKEGPU_LIBS := $(FAKEGPU)/grade-small $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so \
+                $(patsubst FAKEGPU_CEILING_%,$(FAKEGPU)/root/build/ceilings/lab%.so,$(filter FAKEGPU_CEILING_%,$(.VARIABLES))) \
+                $(foreach v,$(FAKEGPU_STAGES),$(FAKEGPU)/lab$(v).so)
 $(FAKEGPU)/$(CUDART_SONAME): grader/tests/fakegpu/cudart.c grader/tests/fakegpu/fakegpu.h
 	@mkdir -p $(dir $@)
 	@echo '$(CUDART_SONAME) { global: *; };' > $(FAKEGPU)/cudart.map
 	$(CC) $(FAKEGPU_CFLAGS) -Wl,-soname,$(CUDART_SONAME) -Wl,--version-script,$(FAKEGPU)/cudart.map -o $@ $<
-$(FAKEGPU)/root/build/ceilings/%.so: grader/tests/fakegpu/%.c grader/ceilings/ceilings.h
+$(FAKEGPU)/root/build/ceilings/devcheck.so: grader/tests/fakegpu/devcheck.c grader/ceilings/ceilings.h
 	@mkdir -p $(dir $@)
 	$(CC) $(FAKEGPU_CFLAGS) -o $@ $< -lm
-$(FAKEGPU)/root/build/ceilings/lab2.so: grader/tests/fakegpu/reduce_ceiling.c grader/ceilings/ceilings.h $(FAKEGPU)/$(CUDART_SONAME)
+$(FAKEGPU)/root/build/ceilings/lab%.so: grader/tests/fakegpu/$$(FAKEGPU_CEILING_$$*)_ceiling.c \
+                                        grader/ceilings/ceilings.h $(wildcard grader/tests/fakegpu/*.h) $(FAKEGPU)/$(CUDART_SONAME)
 	@mkdir -p $(dir $@)
 	$(CC) $(FAKEGPU_CFLAGS) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME)
-$(FAKEGPU)/lab1-%.so: grader/tests/fakegpu/lab1.c grader/tests/fakegpu/fakegpu.h $(FAKEGPU)/$(CUDART_SONAME)
-	$(CC) $(FAKEGPU_CFLAGS) -DLAB1_$(shell echo $* | tr a-z A-Z) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME)
+$(FAKEGPU)/lab%.so: grader/tests/fakegpu/lab$$(firstword $$(subst -, ,$$*)).c $(wildcard grader/tests/fakegpu/*.h) $(FAKEGPU)/$(CUDART_SONAME)
+	$(CC) $(FAKEGPU_CFLAGS) -DLAB$(shell echo $* | tr a-z- A-Z_) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME) -lm
 # ./grade with labs that time a small size (grader/tests/fakegpu/small_labs.c),
 # so that speed tests run on the fake GPU.
 $(FAKEGPU)/grade-small: $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a grader/exports.map
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
-$(FAKEGPU)/lab2-%.so: grader/tests/fakegpu/lab2.c grader/tests/fakegpu/fakegpu.h $(FAKEGPU)/$(CUDART_SONAME)
-	$(CC) $(FAKEGPU_CFLAGS) -DLAB2_$(shell echo $* | tr a-z A-Z) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME) -lm
 
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)

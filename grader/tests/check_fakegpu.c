@@ -241,6 +241,76 @@ START_TEST(lab2_speed_verdicts)
 }
 END_TEST
 
+/* Lab 3, timed: its four ceilings each measured; a scan that runs across
+ * its segments is WRONG RESULT where a segment starts, a count one too many
+ * is named, and a stage faster than its base but short of its share of the
+ * ceiling is TOO SLOW with both figures. */
+START_TEST(lab3_scans_and_compaction)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab3", "good", NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("  6  single-pass scan (look-back)       yes                      0    66.7%  2.00x over "
+        "5    1.15x+60%   20/20");
+    HAS("ceiling: CUB DeviceSelect::If at 0 GB/s, measured in this run");
+    HAS("Score: 100/100");
+    rc = small_grade("lab3", "faults", NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("at n = 33: 1 of 33 elements are wrong; the first is d_out[32] = 15, expected 4 (the sum of "
+        "d_in[32..32]). It is element 0 of the segment that starts at d_in[32]");
+    HAS("38% of CUB DeviceScan::InclusiveSum (0 GB/s); this stage needs 60% as well as 1.15x over "
+        "stage 5 (it has 1.15x)");
+    HAS("at n = 1: d_count[0] = 2, expected 1 (the number of elements of d_in > 0)");
+    HAS("Score: 60/100");
+}
+END_TEST
+
+/* Lab 4, timed against cuBLAS in FP32 and TF32: every threshold met; then
+ * a GEMM without beta C is named as such, one that reads C when beta is 0
+ * leaves the grader's poison, and warp tiling short of 65% of cuBLAS is TOO
+ * SLOW with its hint. */
+START_TEST(lab4_gemm_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab4", "good", NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("stage 8  tensor cores (TF32, bonus)         correct, 0 TFLOP/s (33% of cuBLAS SGEMM (TF32 "
+        "tensor cores)) -> fast enough");
+    HAS("Score: 120/120");
+    rc = small_grade("lab4", "faults", NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("It equals alpha A B without beta C: is beta ignored? (alpha 0.75, beta -0.5)");
+    HAS("- stage 2 (shared-memory tiles), correctness: NOT WRITTEN");
+    HAS("53% of cuBLAS SGEMM (FP32) (0 TFLOP/s); this stage needs 65% as well as 1.00x over stage 6 "
+        "(it has 1.05x)");
+    HAS("hint: This stage reaches 53% of cuBLAS SGEMM (FP32) and needs 65%.");
+    HAS("Score: 75/120");
+}
+END_TEST
+
+/* Lab 6, timed against its GEMM ceiling: every threshold met (stage 4 by
+ * 0.8x of its base and 20% of the ceiling); then a flipped filter is WRONG
+ * RESULT at the first layer with its position (n, k, p, q), a stage over
+ * 2.5 times the ceiling is IMPOSSIBLE, an unwritten one NOT IMPLEMENTED. */
+START_TEST(lab6_conv_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab6", "good", NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("  4  NHWC, split-K                      yes                      0    35.7%  0.89x over 3"
+        "    0.80x+20%   20/20");
+    HAS("Score: 80/80");
+    rc = small_grade("lab6", "faults", NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("at tiny, odd, stride 2 (N 2, C 3, 5 x 7, K 5, 3 x 3, stride 2, pad 1): 120 of 120 outputs "
+        "are wrong; the first is out[0][0][0][0] (n, k, p, q)");
+    HAS("is more than 2.5 times the cuBLAS SGEMM at the layer's GEMM shape ceiling measured in the "
+        "same run");
+    HAS("conv_nhwc() returned LAB_TODO; write the TODO(lab6.s4) parts in labs/6-conv/conv.cu");
+    HAS("Score: 20/80");
+}
+END_TEST
+
 Suite *make_fakegpu_suite(void)
 {
     Suite *s = suite_create("fakegpu");
@@ -257,6 +327,9 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(speed, lab1_speed_pass);
     tcase_add_test(speed, lab1_speed_needs_correct_bases);
     tcase_add_test(speed, lab2_speed_verdicts);
+    tcase_add_test(speed, lab3_scans_and_compaction);
+    tcase_add_test(speed, lab4_gemm_verdicts);
+    tcase_add_test(speed, lab6_conv_verdicts);
     suite_add_tcase(s, speed);
     return s;
 }

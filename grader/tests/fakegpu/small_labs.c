@@ -44,6 +44,9 @@ static const struct {
 } timed[] = {
     {1, 1}, /* 33 x 65 */
     {2, 5}, /* n = 1000 */
+    {3, 4}, /* n = 1000 */
+    {4, 3}, /* 127 x 129 x 131 */
+    {6, 2}, /* 5 x 5, no padding */
 };
 
 __attribute__((constructor)) static void make_small(void)
