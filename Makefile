@@ -226,15 +226,17 @@ build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1: grader/
 # $(FAKEGPU)/root, beside its own build/ceilings/, bound to the runtime through
 # LD_LIBRARY_PATH.
 FAKEGPU := build/tests/fakegpu
-FAKEGPU_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include
+FAKEGPU_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include
 # The stage libraries: $(FAKEGPU)/lab<N>-<variant>.so from lab<N>.c with
 # -DLAB<N>_<VARIANT>; the ceilings: root/build/ceilings/lab<N>.so from
 # <name>_ceiling.c, <name> being FAKEGPU_CEILING_<N>.
-FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 3-good 3-faults 4-good 4-faults 6-good 6-faults
+FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 3-good 3-faults 4-good 4-faults 5-good 5-faults 6-good 6-faults 7-good 7-faults
 FAKEGPU_CEILING_2 := reduce
 FAKEGPU_CEILING_3 := shuffle
 FAKEGPU_CEILING_4 := gemm
+FAKEGPU_CEILING_5 := streams
 FAKEGPU_CEILING_6 := conv
+FAKEGPU_CEILING_7 := hopper
 FAKEGPU_LIBS := $(FAKEGPU)/grade-small $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so \
                 $(patsubst FAKEGPU_CEILING_%,$(FAKEGPU)/root/build/ceilings/lab%.so,$(filter FAKEGPU_CEILING_%,$(.VARIABLES))) \
                 $(foreach v,$(FAKEGPU_STAGES),$(FAKEGPU)/lab$(v).so)
@@ -254,6 +256,7 @@ $(FAKEGPU)/lab%.so: grader/tests/fakegpu/lab$$(firstword $$(subst -, ,$$*)).c $(
 # ./grade with labs that time a small size (grader/tests/fakegpu/small_labs.c),
 # so that speed tests run on the fake GPU.
 $(FAKEGPU)/grade-small: $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a grader/exports.map
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
 
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map

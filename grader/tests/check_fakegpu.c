@@ -69,9 +69,9 @@ static int fake_grade(const char *lab, const char *name, const char *a1, const c
 }
 
 /* The same with the labs' timed sizes small: the speed tests run. */
-static int small_grade(const char *lab, const char *name, const char *a1, const char *a2)
+static int small_grade(const char *lab, const char *name)
 {
-    return grade_with(root_small, lab, name, a1, a2, NULL, NULL);
+    return grade_with(root_small, lab, name, NULL, NULL, NULL, NULL);
 }
 
 #define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
@@ -185,129 +185,133 @@ START_TEST(lab2_sums)
 }
 END_TEST
 
-/* Speed, lab 1: every stage fast enough gets its speed points, with its
- * speedup over its base and its share of the ceiling as declared. */
-START_TEST(lab1_speed_pass)
-{
-    SKIP_UNLESS_READY();
-    int rc = small_grade("lab1", "good", NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    HAS("stage 3  shared-memory tile                 correct, 0 GB/s (33% of cudaMemcpy D2D), "
-        "1.33x over stage 2 -> fast enough");
-    HAS("  4  padded tile (no bank conflicts)    yes                      0    55.6%  1.67x over "
-        "3     1.40x   20/20");
-    HAS("ceiling: cudaMemcpy D2D at 0 GB/s, measured in this run");
-    HAS("100%: Checks: 9, Failures: 0, Errors: 0");
-    HAS("Score: 80/80");
-}
-END_TEST
+/* The speed tests: a lab graded by grade-small with one of its C libraries
+ * (grader/tests/fakegpu/lab<N>.c), its exit status, and what its output
+ * must hold (verdicts, messages, figures and the score). */
+typedef struct speed_case {
+    const char *lab, *name;
+    int rc;
+    const char *has[8];
+} speed_case;
 
-/* Speed, lab 1: a stage whose base failed is not timed, and says which to
- * fix first; a failed correctness test leaves its speed test SKIPPED. */
-START_TEST(lab1_speed_needs_correct_bases)
-{
-    SKIP_UNLESS_READY();
-    int rc = small_grade("lab1", "faults", NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    HAS("- stage 3 (shared-memory tile), speed: SKIPPED");
-    HAS("not timed: stage 3 is measured against stage 2 (naive, writes coalesced), which did not "
-        "pass its correctness test. Fix stage 2 first.");
-    HAS("22%: Checks: 9, Failures: 7, Errors: 0");
-    HAS("Score: 10/80");
-}
-END_TEST
+static const speed_case speed_cases[] = {
+    /* Lab 1: every stage fast enough gets its speed points, with its speedup
+     * over its base and its share of the ceiling as declared. */
+    {"lab1", "good", 0,
+     {"stage 3  shared-memory tile                 correct, 0 GB/s (33% of cudaMemcpy D2D), "
+      "1.33x over stage 2 -> fast enough",
+      "  4  padded tile (no bank conflicts)    yes                      0    55.6%  1.67x over "
+      "3     1.40x   20/20",
+      "ceiling: cudaMemcpy D2D at 0 GB/s, measured in this run",
+      "100%: Checks: 9, Failures: 0, Errors: 0", "Score: 80/80"}},
+    /* A stage whose base failed is not timed, and says which to fix first;
+     * a failed correctness test leaves its speed test SKIPPED. */
+    {"lab1", "faults", 1,
+     {"- stage 3 (shared-memory tile), speed: SKIPPED",
+      "not timed: stage 3 is measured against stage 2 (naive, writes coalesced), which did not "
+      "pass its correctness test. Fix stage 2 first.",
+      "22%: Checks: 9, Failures: 7, Errors: 0", "Score: 10/80"}},
+    /* Lab 2: every threshold met, stage 7 also by its share of the ceiling. */
+    {"lab2", "good", 0,
+     {"  7  many elements per thread, float4   yes                      0    83.3%  3.75x over "
+      "6    1.50x+80%   20/20",
+      "Score: 110/110"}},
+    /* A stage no faster than its base is TOO SLOW with its hint, one faster
+     * than the ceiling IMPOSSIBLE, one behind a failed base SKIPPED. */
+    {"lab2", "faults", 1,
+     {"- stage 5 (unrolled last warp), speed: TOO SLOW",
+      "1.00x over stage 4 (first add during load); this stage needs 1.05x. It runs at 0 GB/s, "
+      "17% of CUB DeviceReduce::Sum.",
+      "hint: Stop the shared-memory loop at s = 64",
+      "- stage 7 (many elements per thread, float4), speed: IMPOSSIBLE",
+      "is more than the CUB DeviceReduce::Sum ceiling measured in the same run",
+      "- stage 4 (first add during load), speed: SKIPPED", "Score: 45/110"}},
+    /* Lab 3: its four ceilings each measured. */
+    {"lab3", "good", 0,
+     {"  6  single-pass scan (look-back)       yes                      0    66.7%  2.00x over "
+      "5    1.15x+60%   20/20",
+      "ceiling: CUB DeviceSelect::If at 0 GB/s, measured in this run", "Score: 100/100"}},
+    /* A scan across its segments is WRONG RESULT where a segment starts, a
+     * count one too many is named, a stage faster than its base but short
+     * of its share of the ceiling is TOO SLOW with both figures. */
+    {"lab3", "faults", 1,
+     {"at n = 33: 1 of 33 elements are wrong; the first is d_out[32] = 15, expected 4 (the sum "
+      "of d_in[32..32]). It is element 0 of the segment that starts at d_in[32]",
+      "38% of CUB DeviceScan::InclusiveSum (0 GB/s); this stage needs 60% as well as 1.15x over "
+      "stage 5 (it has 1.15x)",
+      "at n = 1: d_count[0] = 2, expected 1 (the number of elements of d_in > 0)",
+      "Score: 60/100"}},
+    /* Lab 4: timed against cuBLAS in FP32 and TF32. */
+    {"lab4", "good", 0,
+     {"stage 8  tensor cores (TF32, bonus)         correct, 0 TFLOP/s (33% of cuBLAS SGEMM (TF32 "
+      "tensor cores)) -> fast enough",
+      "Score: 120/120"}},
+    /* A GEMM without beta C is named as such, one that reads C when beta is
+     * 0 leaves the grader's poison, warp tiling short of 65% of cuBLAS is
+     * TOO SLOW with its hint. */
+    {"lab4", "faults", 1,
+     {"It equals alpha A B without beta C: is beta ignored? (alpha 0.75, beta -0.5)",
+      "- stage 2 (shared-memory tiles), correctness: NOT WRITTEN",
+      "53% of cuBLAS SGEMM (FP32) (0 TFLOP/s); this stage needs 65% as well as 1.00x over stage "
+      "6 (it has 1.05x)",
+      "hint: This stage reaches 53% of cuBLAS SGEMM (FP32) and needs 65%.", "Score: 75/120"}},
+    /* Lab 5, timed by the wall clock (its C stages sleep). */
+    {"lab5", "good", 0,
+     {"stage 3  zero-copy (mapped memory)          correct, 0 GB/s (",
+      "  1  pinned memory, one stream          yes", "Score: 80/80"}},
+    /* A wrong a is WRONG RESULT with its chunk, a setup saying LAB_TODO NOT
+     * IMPLEMENTED, a run that leaves its last chunk out returned "before
+     * out was complete", a heavy stage barely faster than its base TOO SLOW. */
+    {"lab5", "faults", 1,
+     {"at n = 1, 5 chunks: 1 outputs are wrong; the first is out[0] = ",
+      "overlap_setup() returned LAB_TODO; write the TODO(lab5.s2) parts in "
+      "labs/5-streams/streams.cu",
+      "at n = 1000, 3 chunks: run returned before out was complete: out[667] still held the "
+      "grader's NaN when run returned",
+      "- stage 5 (heavy kernel over streams), speed: TOO SLOW", "this stage needs 1.30x.",
+      "hint: Run your stage 2 on the heavy job", "Score: 10/80"}},
+    /* Lab 6: stage 4 passes by 0.8x of its base and 20% of the ceiling. */
+    {"lab6", "good", 0,
+     {"  4  NHWC, split-K                      yes                      0    35.7%  0.89x over 3"
+      "    0.80x+20%   20/20",
+      "Score: 80/80"}},
+    /* A flipped filter is WRONG RESULT at the first layer with its position
+     * (n, k, p, q), a stage over 2.5 times the ceiling IMPOSSIBLE, an
+     * unwritten one NOT IMPLEMENTED. */
+    {"lab6", "faults", 1,
+     {"at tiny, odd, stride 2 (N 2, C 3, 5 x 7, K 5, 3 x 3, stride 2, pad 1): 120 of 120 outputs "
+      "are wrong; the first is out[0][0][0][0] (n, k, p, q)",
+      "is more than 2.5 times the cuBLAS SGEMM at the layer's GEMM shape ceiling measured in the "
+      "same run",
+      "conv_nhwc() returned LAB_TODO; write the TODO(lab6.s4) parts in labs/6-conv/conv.cu",
+      "Score: 20/80"}},
+    /* Lab 7 on a GPU of compute capability 9.0, with the grader's tensor maps. */
+    {"lab7", "good", 0,
+     {"  3  producer + 2 consumers, 128 x 256  yes                      0    66.7%  3.00x over "
+      "2    1.10x+60%   25/25",
+      "Score: 65/65"}},
+    /* B read in the wrong layout is WRONG RESULT at every element, and the
+     * stage it is the base of is not timed. */
+    {"lab7", "faults", 1,
+     {"- stage 1 (TMA + wgmma, 64 x 128 tiles), correctness: WRONG RESULT",
+      "at M 1, N 300, K 72: 300 of 300 elements of C are wrong",
+      "not timed: stage 2 is measured against stage 1 (TMA + wgmma, 64 x 128 tiles), which did "
+      "not pass its correctness test.",
+      "50% of cuBLAS GEMM (BF16, FP32 accumulation) (0 TFLOP/s); this stage needs 60% as well "
+      "as 1.10x over stage 2 (it has 2.25x)",
+      "Score: 20/65"}},
+};
+#define N_SPEED_CASES ((int)(sizeof speed_cases / sizeof speed_cases[0]))
 
-/* Speed, lab 2: every threshold met (stage 7 also by its share of the
- * ceiling); then a stage no faster than its base is TOO SLOW with its hint,
- * and one faster than the ceiling is IMPOSSIBLE. */
-START_TEST(lab2_speed_verdicts)
+START_TEST(speed_verdicts)
 {
     SKIP_UNLESS_READY();
-    int rc = small_grade("lab2", "good", NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    HAS("  7  many elements per thread, float4   yes                      0    83.3%  3.75x over "
-        "6    1.50x+80%   20/20");
-    HAS("Score: 110/110");
-    rc = small_grade("lab2", "faults", NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    HAS("- stage 5 (unrolled last warp), speed: TOO SLOW");
-    HAS("1.00x over stage 4 (first add during load); this stage needs 1.05x. It runs at 0 GB/s, "
-        "17% of CUB DeviceReduce::Sum.");
-    HAS("hint: Stop the shared-memory loop at s = 64");
-    HAS("- stage 7 (many elements per thread, float4), speed: IMPOSSIBLE");
-    HAS("is more than the CUB DeviceReduce::Sum ceiling measured in the same run");
-    HAS("- stage 4 (first add during load), speed: SKIPPED");
-    HAS("Score: 45/110");
-}
-END_TEST
-
-/* Lab 3, timed: its four ceilings each measured; a scan that runs across
- * its segments is WRONG RESULT where a segment starts, a count one too many
- * is named, and a stage faster than its base but short of its share of the
- * ceiling is TOO SLOW with both figures. */
-START_TEST(lab3_scans_and_compaction)
-{
-    SKIP_UNLESS_READY();
-    int rc = small_grade("lab3", "good", NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    HAS("  6  single-pass scan (look-back)       yes                      0    66.7%  2.00x over "
-        "5    1.15x+60%   20/20");
-    HAS("ceiling: CUB DeviceSelect::If at 0 GB/s, measured in this run");
-    HAS("Score: 100/100");
-    rc = small_grade("lab3", "faults", NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    HAS("at n = 33: 1 of 33 elements are wrong; the first is d_out[32] = 15, expected 4 (the sum of "
-        "d_in[32..32]). It is element 0 of the segment that starts at d_in[32]");
-    HAS("38% of CUB DeviceScan::InclusiveSum (0 GB/s); this stage needs 60% as well as 1.15x over "
-        "stage 5 (it has 1.15x)");
-    HAS("at n = 1: d_count[0] = 2, expected 1 (the number of elements of d_in > 0)");
-    HAS("Score: 60/100");
-}
-END_TEST
-
-/* Lab 4, timed against cuBLAS in FP32 and TF32: every threshold met; then
- * a GEMM without beta C is named as such, one that reads C when beta is 0
- * leaves the grader's poison, and warp tiling short of 65% of cuBLAS is TOO
- * SLOW with its hint. */
-START_TEST(lab4_gemm_verdicts)
-{
-    SKIP_UNLESS_READY();
-    int rc = small_grade("lab4", "good", NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    HAS("stage 8  tensor cores (TF32, bonus)         correct, 0 TFLOP/s (33% of cuBLAS SGEMM (TF32 "
-        "tensor cores)) -> fast enough");
-    HAS("Score: 120/120");
-    rc = small_grade("lab4", "faults", NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    HAS("It equals alpha A B without beta C: is beta ignored? (alpha 0.75, beta -0.5)");
-    HAS("- stage 2 (shared-memory tiles), correctness: NOT WRITTEN");
-    HAS("53% of cuBLAS SGEMM (FP32) (0 TFLOP/s); this stage needs 65% as well as 1.00x over stage 6 "
-        "(it has 1.05x)");
-    HAS("hint: This stage reaches 53% of cuBLAS SGEMM (FP32) and needs 65%.");
-    HAS("Score: 75/120");
-}
-END_TEST
-
-/* Lab 6, timed against its GEMM ceiling: every threshold met (stage 4 by
- * 0.8x of its base and 20% of the ceiling); then a flipped filter is WRONG
- * RESULT at the first layer with its position (n, k, p, q), a stage over
- * 2.5 times the ceiling is IMPOSSIBLE, an unwritten one NOT IMPLEMENTED. */
-START_TEST(lab6_conv_verdicts)
-{
-    SKIP_UNLESS_READY();
-    int rc = small_grade("lab6", "good", NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    HAS("  4  NHWC, split-K                      yes                      0    35.7%  0.89x over 3"
-        "    0.80x+20%   20/20");
-    HAS("Score: 80/80");
-    rc = small_grade("lab6", "faults", NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    HAS("at tiny, odd, stride 2 (N 2, C 3, 5 x 7, K 5, 3 x 3, stride 2, pad 1): 120 of 120 outputs "
-        "are wrong; the first is out[0][0][0][0] (n, k, p, q)");
-    HAS("is more than 2.5 times the cuBLAS SGEMM at the layer's GEMM shape ceiling measured in the "
-        "same run");
-    HAS("conv_nhwc() returned LAB_TODO; write the TODO(lab6.s4) parts in labs/6-conv/conv.cu");
-    HAS("Score: 20/80");
+    const speed_case *c = &speed_cases[_i];
+    int rc = small_grade(c->lab, c->name);
+    ck_assert_msg(rc == c->rc, "%s %s: exit %d:\n%s", c->lab, c->name, rc, out);
+    for (int k = 0; k < 8 && c->has[k]; k++)
+        ck_assert_msg(strstr(out, c->has[k]) != NULL, "%s %s: output lacks \"%s\":\n%s", c->lab,
+                      c->name, c->has[k], out);
 }
 END_TEST
 
@@ -324,12 +328,7 @@ Suite *make_fakegpu_suite(void)
     suite_add_tcase(s, tc);
     TCase *speed = tcase_create("speed");
     tcase_set_timeout(speed, 120);
-    tcase_add_test(speed, lab1_speed_pass);
-    tcase_add_test(speed, lab1_speed_needs_correct_bases);
-    tcase_add_test(speed, lab2_speed_verdicts);
-    tcase_add_test(speed, lab3_scans_and_compaction);
-    tcase_add_test(speed, lab4_gemm_verdicts);
-    tcase_add_test(speed, lab6_conv_verdicts);
+    tcase_add_loop_test(speed, speed_verdicts, 0, N_SPEED_CASES);
     suite_add_tcase(s, speed);
     return s;
 }

@@ -4,8 +4,20 @@
 #define CUDA_LABS_HOST_OPS_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "../../../labs/6-conv/conv.h"
+
+/* Lab 5's ceiling takes this long on the fake GPU (its stages: lab5.c). */
+#define STREAMS_CEILING_MS 4.0
+
+/* Sleeps ms milliseconds: lab 5's stages and ceiling, timed by the wall clock. */
+static inline void sleep_ms(double ms)
+{
+    struct timespec t = {(time_t)(ms / 1e3), (long)((ms - 1e3 * (time_t)(ms / 1e3)) * 1e6)};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
 
 /* The sum of n floats, accumulated in double. */
 static inline float sum_host(const float *in, size_t n)
@@ -53,6 +65,30 @@ static inline void conv_host(conv_shape l, const float *in, const float *filter,
                             }
                     out[(((size_t)n * l.K + k) * P + p) * Q + q] = (float)s;
                 }
+}
+
+/* C = A Bt^T from BF16 patterns (lab 7), in double; !transposed reads Bt as
+ * B (K x N, row-major), as a stage with its layout wrong would. */
+static inline float bf16_host(unsigned short b)
+{
+    union {
+        unsigned u;
+        float f;
+    } x = {(unsigned)b << 16};
+    return x.f;
+}
+
+static inline void bf16_gemm_host(int M, int N, int K, const unsigned short *A,
+                                  const unsigned short *Bt, float *C, int transposed)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = 0;
+            for (int k = 0; k < K; k++)
+                s += (double)bf16_host(A[(size_t)i * K + k]) *
+                     bf16_host(transposed ? Bt[(size_t)j * K + k] : Bt[(size_t)k * N + j]);
+            C[(size_t)i * N + j] = (float)s;
+        }
 }
 
 #endif

@@ -46,7 +46,9 @@ static const struct {
     {2, 5}, /* n = 1000 */
     {3, 4}, /* n = 1000 */
     {4, 3}, /* 127 x 129 x 131 */
+    {5, 1}, /* n = 1000 */
     {6, 2}, /* 5 x 5, no padding */
+    {7, 2}, /* 128 x 256 x 64 */
 };
 
 __attribute__((constructor)) static void make_small(void)
