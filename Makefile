@@ -14,6 +14,8 @@ MAKEFLAGS += --no-builtin-rules
 NVCC_FOUND := $(shell command -v nvcc 2>/dev/null)
 CUDA_HOME ?= $(if $(NVCC_FOUND),$(patsubst %/bin/nvcc,%,$(realpath $(NVCC_FOUND))),/usr/local/cuda)
 NVCC := $(CUDA_HOME)/bin/nvcc
+# The CUDA runtime's soname (libcudart.so.13): the fake runtimes of the tests carry it.
+CUDART_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcudart.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 
 # ARCH=native builds for the GPU in this machine (nvcc falls back to sm_75
 # when there is none); ARCH=all builds a fat binary for CI and for sharing;
@@ -218,6 +220,45 @@ build/tests/fakecuda/libcuda.so.1 build/tests/fakecuda-old/libcuda.so.1: grader/
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include \
 	  $(if $(findstring -old,$@),-DFAKE_CUDA_OLD) -Wl,-soname,libcuda.so.1 -o $@ $<
 
+# A CUDA runtime whose GPU is the host, with C stand-ins for lab libraries and
+# for the grader's own CUDA libraries (grader/tests/fakegpu/): the grading path
+# without a GPU (grader/tests/check_fakegpu.c). The grader runs from a copy in
+# $(FAKEGPU)/root, beside its own build/ceilings/, bound to the runtime through
+# LD_LIBRARY_PATH.
+FAKEGPU := build/tests/fakegpu
+FAKEGPU_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -fPIC -shared -I$(CUDA_HOME)/include
+# The stage libraries: $(FAKEGPU)/lab<N>-<variant>.so from lab<N>.c with
+# -DLAB<N>_<VARIANT>; the ceilings: root/build/ceilings/lab<N>.so from
+# <name>_ceiling.c, <name> being FAKEGPU_CEILING_<N>.
+FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 3-good 3-faults 4-good 4-faults 5-good 5-faults 6-good 6-faults 7-good 7-faults
+FAKEGPU_CEILING_2 := reduce
+FAKEGPU_CEILING_3 := shuffle
+FAKEGPU_CEILING_4 := gemm
+FAKEGPU_CEILING_5 := streams
+FAKEGPU_CEILING_6 := conv
+FAKEGPU_CEILING_7 := hopper
+FAKEGPU_LIBS := $(FAKEGPU)/grade-small $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so \
+                $(patsubst FAKEGPU_CEILING_%,$(FAKEGPU)/root/build/ceilings/lab%.so,$(filter FAKEGPU_CEILING_%,$(.VARIABLES))) \
+                $(foreach v,$(FAKEGPU_STAGES),$(FAKEGPU)/lab$(v).so)
+$(FAKEGPU)/$(CUDART_SONAME): grader/tests/fakegpu/cudart.c grader/tests/fakegpu/fakegpu.h
+	@mkdir -p $(dir $@)
+	@echo '$(CUDART_SONAME) { global: *; };' > $(FAKEGPU)/cudart.map
+	$(CC) $(FAKEGPU_CFLAGS) -Wl,-soname,$(CUDART_SONAME) -Wl,--version-script,$(FAKEGPU)/cudart.map -o $@ $<
+$(FAKEGPU)/root/build/ceilings/devcheck.so: grader/tests/fakegpu/devcheck.c grader/ceilings/ceilings.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKEGPU_CFLAGS) -o $@ $< -lm
+$(FAKEGPU)/root/build/ceilings/lab%.so: grader/tests/fakegpu/$$(FAKEGPU_CEILING_$$*)_ceiling.c \
+                                        grader/ceilings/ceilings.h $(wildcard grader/tests/fakegpu/*.h) $(FAKEGPU)/$(CUDART_SONAME)
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKEGPU_CFLAGS) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME)
+$(FAKEGPU)/lab%.so: grader/tests/fakegpu/lab$$(firstword $$(subst -, ,$$*)).c $(wildcard grader/tests/fakegpu/*.h) $(FAKEGPU)/$(CUDART_SONAME)
+	$(CC) $(FAKEGPU_CFLAGS) -DLAB$(shell echo $* | tr a-z- A-Z_) -o $@ $< -L$(FAKEGPU) -l:$(CUDART_SONAME) -lm
+# ./grade with labs that time a small size (grader/tests/fakegpu/small_labs.c),
+# so that speed tests run on the fake GPU.
+$(FAKEGPU)/grade-small: $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a grader/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(OBJ)/grader/main.o $(OBJ)/grader/tests/fakegpu/small_labs.o build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
+
 build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(TEST_OBJS) build/grader.a $(CHECK_LIBS) $(CUDA_LIBS)
@@ -225,7 +266,7 @@ build/tests/run_tests: $(TEST_OBJS) build/grader.a grader/exports.map
 .PHONY: test
 # TEST_LABS=2,3 limits the GPU tests to those labs; without a GPU it changes
 # nothing. The whole output is also kept in build/test.log.
-test: grade build/tests/run_tests $(FAKE_CUDA) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+test: grade build/tests/run_tests $(FAKE_CUDA) $(FAKEGPU_LIBS) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@set -o pipefail; TEST_LABS="$(TEST_LABS)" build/tests/run_tests 2>&1 | tee build/test.log
 
 # make stability RUNS=10: the solutions of every lab graded RUNS times with
@@ -243,6 +284,8 @@ stability: solutions
 	./grade --stability build/stability
 
 # ---- coverage of the host code (gcovr) -----------------------------------------------
+# The last line printed is the figure .ci/run shows; below COVERAGE_GOAL it says so.
+COVERAGE_GOAL := 75
 COV := build/cov
 COV_LIB_OBJS := $(patsubst %.c,$(COV)/%.o,$(COMMON_SRC) $(GRADER_SRC))
 COV_TEST_OBJS := $(patsubst %.c,$(COV)/%.o,$(TEST_SRC))
@@ -251,19 +294,24 @@ $(COV)/%.o: %.c | check-deps
 	$(CC) $(ALL_CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE $(CHECK_CFLAGS) -c $< -o $@
 $(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
+$(COV)/grade-small: $(COV)/grader/main.o $(COV)/grader/tests/fakegpu/small_labs.o $(filter-out %/registry.o,$(COV_LIB_OBJS))
+	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 $(COV)/run_tests: $(COV_TEST_OBJS) $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 
 .PHONY: coverage
-coverage: grade $(COV)/grade $(COV)/run_tests $(FAKE_CUDA) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
+coverage: grade $(COV)/grade $(COV)/grade-small $(COV)/run_tests $(FAKE_CUDA) $(FAKEGPU_LIBS) $(LAB_LIBS) $(SOLUTION_LIBS) $(ADVERSARIAL_LIBS) $(POLICY_LIBS) $(CEILING_LIBS)
 	@command -v gcovr >/dev/null || { echo "make: gcovr is missing: sudo apt-get install gcovr (or pip install gcovr)"; exit 1; }
 	@find $(COV) -name '*.gcda' -delete
 	@mkdir -p $(COV)/build && cp -f $(LAB_LIBS) $(COV)/build/ && echo 1 > $(COV)/build/last-lab
 	@mkdir -p $(COV)/build/solutions && cp -f $(SOLUTION_LIBS) $(COV)/build/solutions/
 	@mkdir -p $(COV)/build/ceilings && cp -f $(CEILING_LIBS) $(COV)/build/ceilings/
-	GRADE=$(COV)/grade $(COV)/run_tests
+	GRADE=$(COV)/grade GRADE_SMALL=$(COV)/grade-small $(COV)/run_tests
 	gcovr --root . --object-directory $(COV) --filter 'common/' --filter 'grader/' \
-	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary
+	      --exclude 'grader/tests/' --html-details $(COV)/index.html --print-summary | tee $(COV)/summary.txt
+	@awk -v goal=$(COVERAGE_GOAL) '/^lines:/ { pct = $$2 + 0; sub(/%$$/, "", $$2); \
+	  printf "coverage of the grader'"'"'s host code (grader/, common/): %s%% (%s of %s lines)%s\n", $$2, substr($$3, 2), substr($$6, 1, length($$6) - 1), \
+	    pct < goal ? sprintf(", below the goal of %d%%", goal) : "" }' $(COV)/summary.txt
 
 # make bench: times the reference stages of every lab and the variants behind
 # their choices, next to the ceilings (GPU needed).
@@ -361,7 +409,6 @@ ARCH_LOGS := $(foreach sm,$(ARCH_SMS),$(foreach s,$(call ARCH_SOURCES,$(sm)),bui
 
 # The fake runtime carries the real one's soname and symbol version, so lab
 # libraries bind to it; the recorder finds it next to itself.
-CUDART_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcudart.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 ARCH_CFLAGS := -std=c11 -Wall -Wextra -O2 -g -I$(CUDA_HOME)/include
 build/arch/fakert/cudart.map:
 	@mkdir -p $(dir $@)

@@ -25,7 +25,7 @@ static Suite *(*const cpu_suites[])(void) = {
     make_hopper_suite,
     make_conv_suite,      make_streams_suite,  make_sass_suite,       make_launch_trace_suite,
     make_hostparts_suite, make_grade_suite,    make_batch_suite,      make_integrity_suite,
-    make_numbers_suite,   make_lablist_suite,  make_arch_suite,
+    make_numbers_suite,   make_lablist_suite,  make_arch_suite,     make_fakegpu_suite,
 };
 #define N_CPU_SUITES (sizeof cpu_suites / sizeof cpu_suites[0])
 

@@ -32,6 +32,7 @@ Suite *make_batch_gpu_suite(void);  /* grader/batch grading every lab on a GPU *
 int batch_gpu_test_count(void);     /* its tests, reported as skipped without a GPU */
 int batch_gpu_left_out_count(void); /* its tests of labs left out by TEST_LABS: skipped */
 Suite *make_arch_suite(void);       /* every architecture's builds, launches and spills; no GPU */
+Suite *make_fakegpu_suite(void);    /* ./grade over a fake GPU (host memory): verdicts without a GPU */
 Suite *make_integrity_suite(void);  /* grader/integrity: a student copy's grader files */
 Suite *make_numbers_suite(void);    /* quoted thresholds and figures against the tables */
 Suite *make_lablist_suite(void);    /* the list of labs against every place that names the labs */

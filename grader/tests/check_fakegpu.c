@@ -1,0 +1,334 @@
+/* check_fakegpu.c: ./grade's grading path on a machine without a GPU. The
+ * grader runs from a copy in build/tests/fakegpu/root over a CUDA runtime
+ * whose GPU is the host (grader/tests/fakegpu/cudart.c), beside C stand-ins
+ * for its own CUDA libraries, and grades lab libraries written in C whose
+ * stages are right, wrong or broken in known ways: every stage must get its
+ * verdict, its message and its points. Timing follows the time each stage
+ * declares (fakegpu_spend), so speed verdicts are decided too: by
+ * grade-small, the same grader with labs that time a small size
+ * (grader/tests/fakegpu/small_labs.c; GRADE_SMALL names another build). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#define FAKEGPU "build/tests/fakegpu"
+#define OUT_MAX (256 * 1024)
+
+static char out[OUT_MAX];
+static char root_grade[600], root_small[600], libdir[300];
+
+static const char *small_path(void)
+{
+    const char *g = getenv("GRADE_SMALL");
+    return g && *g ? g : FAKEGPU "/grade-small";
+}
+
+/* The grader, copied beside its stand-in build/ceilings/ (it finds those
+ * next to its own executable). 0, or -1 when the fake GPU is not built. */
+static int fakegpu_ready(void)
+{
+    char cwd[256];
+    if (!getcwd(cwd, sizeof cwd) || access(FAKEGPU "/root/build/ceilings/devcheck.so", R_OK) != 0)
+        return -1;
+    snprintf(libdir, sizeof libdir, "%s/" FAKEGPU, cwd);
+    snprintf(root_grade, sizeof root_grade, "%s/root/grade", libdir);
+    snprintf(root_small, sizeof root_small, "%s/root/grade-small", libdir);
+    char cmd[2600];
+    snprintf(cmd, sizeof cmd, "cp -f '%s' '%s' && cp -f '%s' '%s'", grade_path(), root_grade,
+             small_path(), root_small);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Grades lab `lab` with grader `grader` and the library lab<lab>-<name>.so
+ * and up to 4 more arguments (NULL-terminated); returns the exit status,
+ * output in out. */
+static int grade_with(char *grader, const char *lab, const char *name, const char *a1,
+                      const char *a2, const char *a3, const char *a4)
+{
+    char lib[600], ld[600];
+    snprintf(lib, sizeof lib, "%s/%s-%s.so", libdir, lab, name);
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", libdir);
+    const char *env[] = {ld, NULL};
+    char *argv[12] = {grader, (char *)lab, "--lib", lib, "--seed", "0x5eed"};
+    int n = 6;
+    const char *more[] = {a1, a2, a3, a4};
+    for (int i = 0; i < 4 && more[i]; i++)
+        argv[n++] = (char *)more[i];
+    argv[n] = NULL;
+    return run_command(argv, env, out, sizeof out);
+}
+
+static int fake_grade(const char *lab, const char *name, const char *a1, const char *a2,
+                      const char *a3, const char *a4)
+{
+    return grade_with(root_grade, lab, name, a1, a2, a3, a4);
+}
+
+/* The same with the labs' timed sizes small: the speed tests run. */
+static int small_grade(const char *lab, const char *name)
+{
+    return grade_with(root_small, lab, name, NULL, NULL, NULL, NULL);
+}
+
+#define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
+#define SKIP_UNLESS_READY()                                                                   \
+    do {                                                                                      \
+        if (fakegpu_ready() != 0) {                                                           \
+            printf("fakegpu: skipped (build/tests/fakegpu is not built)\n");                  \
+            return;                                                                           \
+        }                                                                                     \
+    } while (0)
+
+/* Right stages: full marks, every stage correct at every small size. */
+START_TEST(lab1_right_stages_pass)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab1", "good", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("GPU:  Fake GPU (host memory), compute capability 9.0, 4 SMs");
+    HAS("seed: 0x5eed (replay with --seed 0x5eed)");
+    HAS("stage 5  4x4 per thread, float4 access      correct");
+    HAS("100%: Checks: 6, Failures: 0, Errors: 0");
+    HAS("Score: 50/50");
+}
+END_TEST
+
+/* Wrong results, unwritten outputs and bad statuses: each its verdict, at
+ * the first size that shows it, with the seed to replay it. */
+START_TEST(lab1_wrong_stages_get_their_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab1", "faults", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1 (naive, reads coalesced), correctness: WRONG RESULT");
+    HAS("at 1 x 1: 1 of 1 output elements are wrong; the first is out[0][0] (element 0)");
+    HAS("replay: ./grade lab1 --stage 1 --seed 0x5eed --lib ");
+    HAS("stage 2 (naive, writes coalesced), correctness: NOT WRITTEN");
+    HAS("out[0][0] (element 0) was never written");
+    HAS("transpose_padded() returned LAB_ERROR at 1 x 1");
+    HAS("transpose_vectorized() returned 7 at 1 x 1, which is neither LAB_OK nor LAB_TODO");
+    HAS("33%: Checks: 6, Failures: 4, Errors: 0");
+    HAS("Score: 10/50");
+}
+END_TEST
+
+/* Launch errors, GPU faults, stages not written, writes past the output and
+ * a changed input. */
+START_TEST(lab1_broken_stages_get_their_verdicts)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab1", "crash", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1 (naive, reads coalesced), correctness: LAUNCH ERROR");
+    HAS("could not start: cudaErrorInvalidConfiguration (invalid configuration argument). This "
+        "GPU allows at most 1024 threads per block");
+    HAS("stage 2 (naive, writes coalesced), correctness: GPU FAULT");
+    HAS("the GPU stopped with cudaErrorIllegalAddress");
+    HAS("stage 3 (shared-memory tile): not implemented yet. transpose_tiled() returned LAB_TODO");
+    HAS("stage 4 (padded tile (no bank conflicts)), correctness: OUT OF BOUNDS");
+    HAS("the output d_out was written right after its end (element 1; it has 1 elements)");
+    HAS("stage 5 (4x4 per thread, float4 access), correctness: INPUT MODIFIED");
+    HAS("the input d_in was changed, first at in[0][0]");
+    HAS("Score: 0/50");
+}
+END_TEST
+
+/* One stage of a run, machine-readable: the JSON has the stage's verdict. */
+START_TEST(lab1_one_stage_json)
+{
+    SKIP_UNLESS_READY();
+    char json[] = "/tmp/cudalabs-fakegpuXXXXXX";
+    int fd = mkstemp(json);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    int rc = fake_grade("lab1", "faults", "--quick", "--stage", "1", NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    rc = fake_grade("lab1", "faults", "--quick", "--stage", "2", NULL);
+    HAS("NOT WRITTEN");
+    ck_assert_msg(strstr(out, "WRONG RESULT") == NULL, "stage 1 was graded too:\n%s", out);
+    char arg[64];
+    snprintf(arg, sizeof arg, "--json=%s", json);
+    rc = fake_grade("lab1", "good", "--quick", "--stage", "3", arg);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[OUT_MAX];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(json);
+    ck_assert_msg(strstr(text, "\"PASS\"") != NULL, "no PASS in the JSON:\n%s", text);
+    ck_assert_msg(strstr(text, "transpose_tiled") != NULL, "no stage 3 in the JSON:\n%s", text);
+}
+END_TEST
+
+/* Lab 2: right sums pass; a sum short of an element, an unwritten d_out and
+ * a NaN each get their verdict and their explanation. */
+START_TEST(lab2_sums)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade("lab2", "good", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("Score: 70/70");
+    rc = fake_grade("lab2", "faults", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1 (interleaved, divergent), correctness: WRONG RESULT");
+    HAS("at n = 2: d_out[0] = ");
+    HAS("part of the input (or of the partial sums) was left out");
+    HAS("stage 2 (interleaved, strided index), correctness: NOT WRITTEN");
+    HAS("stage 3 (sequential addressing), correctness: NAN IN OUTPUT");
+    HAS("Score: 40/70");
+}
+END_TEST
+
+/* The speed tests: a lab graded by grade-small with one of its C libraries
+ * (grader/tests/fakegpu/lab<N>.c), its exit status, and what its output
+ * must hold (verdicts, messages, figures and the score). */
+typedef struct speed_case {
+    const char *lab, *name;
+    int rc;
+    const char *has[8];
+} speed_case;
+
+static const speed_case speed_cases[] = {
+    /* Lab 1: every stage fast enough gets its speed points, with its speedup
+     * over its base and its share of the ceiling as declared. */
+    {"lab1", "good", 0,
+     {"stage 3  shared-memory tile                 correct, 0 GB/s (33% of cudaMemcpy D2D), "
+      "1.33x over stage 2 -> fast enough",
+      "  4  padded tile (no bank conflicts)    yes                      0    55.6%  1.67x over "
+      "3     1.40x   20/20",
+      "ceiling: cudaMemcpy D2D at 0 GB/s, measured in this run",
+      "100%: Checks: 9, Failures: 0, Errors: 0", "Score: 80/80"}},
+    /* A stage whose base failed is not timed, and says which to fix first;
+     * a failed correctness test leaves its speed test SKIPPED. */
+    {"lab1", "faults", 1,
+     {"- stage 3 (shared-memory tile), speed: SKIPPED",
+      "not timed: stage 3 is measured against stage 2 (naive, writes coalesced), which did not "
+      "pass its correctness test. Fix stage 2 first.",
+      "22%: Checks: 9, Failures: 7, Errors: 0", "Score: 10/80"}},
+    /* Lab 2: every threshold met, stage 7 also by its share of the ceiling. */
+    {"lab2", "good", 0,
+     {"  7  many elements per thread, float4   yes                      0    83.3%  3.75x over "
+      "6    1.50x+80%   20/20",
+      "Score: 110/110"}},
+    /* A stage no faster than its base is TOO SLOW with its hint, one faster
+     * than the ceiling IMPOSSIBLE, one behind a failed base SKIPPED. */
+    {"lab2", "faults", 1,
+     {"- stage 5 (unrolled last warp), speed: TOO SLOW",
+      "1.00x over stage 4 (first add during load); this stage needs 1.05x. It runs at 0 GB/s, "
+      "17% of CUB DeviceReduce::Sum.",
+      "hint: Stop the shared-memory loop at s = 64",
+      "- stage 7 (many elements per thread, float4), speed: IMPOSSIBLE",
+      "is more than the CUB DeviceReduce::Sum ceiling measured in the same run",
+      "- stage 4 (first add during load), speed: SKIPPED", "Score: 45/110"}},
+    /* Lab 3: its four ceilings each measured. */
+    {"lab3", "good", 0,
+     {"  6  single-pass scan (look-back)       yes                      0    66.7%  2.00x over "
+      "5    1.15x+60%   20/20",
+      "ceiling: CUB DeviceSelect::If at 0 GB/s, measured in this run", "Score: 100/100"}},
+    /* A scan across its segments is WRONG RESULT where a segment starts, a
+     * count one too many is named, a stage faster than its base but short
+     * of its share of the ceiling is TOO SLOW with both figures. */
+    {"lab3", "faults", 1,
+     {"at n = 33: 1 of 33 elements are wrong; the first is d_out[32] = 15, expected 4 (the sum "
+      "of d_in[32..32]). It is element 0 of the segment that starts at d_in[32]",
+      "38% of CUB DeviceScan::InclusiveSum (0 GB/s); this stage needs 60% as well as 1.15x over "
+      "stage 5 (it has 1.15x)",
+      "at n = 1: d_count[0] = 2, expected 1 (the number of elements of d_in > 0)",
+      "Score: 60/100"}},
+    /* Lab 4: timed against cuBLAS in FP32 and TF32. */
+    {"lab4", "good", 0,
+     {"stage 8  tensor cores (TF32, bonus)         correct, 0 TFLOP/s (33% of cuBLAS SGEMM (TF32 "
+      "tensor cores)) -> fast enough",
+      "Score: 120/120"}},
+    /* A GEMM without beta C is named as such, one that reads C when beta is
+     * 0 leaves the grader's poison, warp tiling short of 65% of cuBLAS is
+     * TOO SLOW with its hint. */
+    {"lab4", "faults", 1,
+     {"It equals alpha A B without beta C: is beta ignored? (alpha 0.75, beta -0.5)",
+      "- stage 2 (shared-memory tiles), correctness: NOT WRITTEN",
+      "53% of cuBLAS SGEMM (FP32) (0 TFLOP/s); this stage needs 65% as well as 1.00x over stage "
+      "6 (it has 1.05x)",
+      "hint: This stage reaches 53% of cuBLAS SGEMM (FP32) and needs 65%.", "Score: 75/120"}},
+    /* Lab 5, timed by the wall clock (its C stages sleep). */
+    {"lab5", "good", 0,
+     {"stage 3  zero-copy (mapped memory)          correct, 0 GB/s (",
+      "  1  pinned memory, one stream          yes", "Score: 80/80"}},
+    /* A wrong a is WRONG RESULT with its chunk, a setup saying LAB_TODO NOT
+     * IMPLEMENTED, a run that leaves its last chunk out returned "before
+     * out was complete", a heavy stage barely faster than its base TOO SLOW. */
+    {"lab5", "faults", 1,
+     {"at n = 1, 5 chunks: 1 outputs are wrong; the first is out[0] = ",
+      "overlap_setup() returned LAB_TODO; write the TODO(lab5.s2) parts in "
+      "labs/5-streams/streams.cu",
+      "at n = 1000, 3 chunks: run returned before out was complete: out[667] still held the "
+      "grader's NaN when run returned",
+      "- stage 5 (heavy kernel over streams), speed: TOO SLOW", "this stage needs 1.30x.",
+      "hint: Run your stage 2 on the heavy job", "Score: 10/80"}},
+    /* Lab 6: stage 4 passes by 0.8x of its base and 20% of the ceiling. */
+    {"lab6", "good", 0,
+     {"  4  NHWC, split-K                      yes                      0    35.7%  0.89x over 3"
+      "    0.80x+20%   20/20",
+      "Score: 80/80"}},
+    /* A flipped filter is WRONG RESULT at the first layer with its position
+     * (n, k, p, q), a stage over 2.5 times the ceiling IMPOSSIBLE, an
+     * unwritten one NOT IMPLEMENTED. */
+    {"lab6", "faults", 1,
+     {"at tiny, odd, stride 2 (N 2, C 3, 5 x 7, K 5, 3 x 3, stride 2, pad 1): 120 of 120 outputs "
+      "are wrong; the first is out[0][0][0][0] (n, k, p, q)",
+      "is more than 2.5 times the cuBLAS SGEMM at the layer's GEMM shape ceiling measured in the "
+      "same run",
+      "conv_nhwc() returned LAB_TODO; write the TODO(lab6.s4) parts in labs/6-conv/conv.cu",
+      "Score: 20/80"}},
+    /* Lab 7 on a GPU of compute capability 9.0, with the grader's tensor maps. */
+    {"lab7", "good", 0,
+     {"  3  producer + 2 consumers, 128 x 256  yes                      0    66.7%  3.00x over "
+      "2    1.10x+60%   25/25",
+      "Score: 65/65"}},
+    /* B read in the wrong layout is WRONG RESULT at every element, and the
+     * stage it is the base of is not timed. */
+    {"lab7", "faults", 1,
+     {"- stage 1 (TMA + wgmma, 64 x 128 tiles), correctness: WRONG RESULT",
+      "at M 1, N 300, K 72: 300 of 300 elements of C are wrong",
+      "not timed: stage 2 is measured against stage 1 (TMA + wgmma, 64 x 128 tiles), which did "
+      "not pass its correctness test.",
+      "50% of cuBLAS GEMM (BF16, FP32 accumulation) (0 TFLOP/s); this stage needs 60% as well "
+      "as 1.10x over stage 2 (it has 2.25x)",
+      "Score: 20/65"}},
+};
+#define N_SPEED_CASES ((int)(sizeof speed_cases / sizeof speed_cases[0]))
+
+START_TEST(speed_verdicts)
+{
+    SKIP_UNLESS_READY();
+    const speed_case *c = &speed_cases[_i];
+    int rc = small_grade(c->lab, c->name);
+    ck_assert_msg(rc == c->rc, "%s %s: exit %d:\n%s", c->lab, c->name, rc, out);
+    for (int k = 0; k < 8 && c->has[k]; k++)
+        ck_assert_msg(strstr(out, c->has[k]) != NULL, "%s %s: output lacks \"%s\":\n%s", c->lab,
+                      c->name, c->has[k], out);
+}
+END_TEST
+
+Suite *make_fakegpu_suite(void)
+{
+    Suite *s = suite_create("fakegpu");
+    TCase *tc = tcase_create("lab1");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, lab1_right_stages_pass);
+    tcase_add_test(tc, lab1_wrong_stages_get_their_verdicts);
+    tcase_add_test(tc, lab1_broken_stages_get_their_verdicts);
+    tcase_add_test(tc, lab1_one_stage_json);
+    tcase_add_test(tc, lab2_sums);
+    suite_add_tcase(s, tc);
+    TCase *speed = tcase_create("speed");
+    tcase_set_timeout(speed, 120);
+    tcase_add_loop_test(speed, speed_verdicts, 0, N_SPEED_CASES);
+    suite_add_tcase(s, speed);
+    return s;
+}

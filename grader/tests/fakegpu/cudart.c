@@ -1,0 +1,381 @@
+/* cudart.c: a CUDA runtime whose GPU is the host, so that the grader's
+ * decisions can be tested on a machine without one (grader/tests/check_fakegpu.c).
+ * Built as build/tests/fakegpu/libcudart.so.<N> with the real runtime's soname
+ * and symbol version; the grader binds to it through LD_LIBRARY_PATH.
+ *
+ * Device memory is host memory: cudaMalloc is an aligned malloc, copies and
+ * memsets are memcpy and memset, done at once; streams and events are plain
+ * handles. Stage libraries written in C (grader/tests/fakegpu/labN.c) do their
+ * work on the pointers they are given and say how long a GPU would have taken
+ * with fakegpu_spend(): events read a clock that is the host's clock plus
+ * every time spent so far, so a stage's event time is what it declared (plus
+ * the host's own time), and speed verdicts follow from the declarations.
+ * fakegpu_fail makes the next launch fail, or the next synchronise and every
+ * call after it (a sticky error), as a broken kernel would. */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fakegpu.h"
+
+static double spent_ms;
+static cudaError_t pending, sticky;
+static int faulting; /* a kernel is running into an illegal address: sticky at the next sync */
+
+static cudaError_t sync_point(void)
+{
+    if (faulting)
+        sticky = cudaErrorIllegalAddress;
+    return sticky;
+}
+
+static double host_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+void fakegpu_spend(double ms)
+{
+    spent_ms += ms;
+}
+
+void fakegpu_fail(int launch, int sync)
+{
+    if (launch)
+        pending = cudaErrorInvalidConfiguration;
+    if (sync)
+        faulting = 1;
+}
+
+/* ---- device ---------------------------------------------------------------- */
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+    *device = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    return device == 0 ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+{
+    if (device != 0)
+        return cudaErrorInvalidDevice;
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "Fake GPU (host memory)");
+    p->major = 9;
+    p->minor = 0;
+    p->multiProcessorCount = 4;
+    p->l2CacheSize = 1 << 20;
+    p->maxThreadsPerBlock = 1024;
+    p->sharedMemPerBlock = 48 << 10;
+    p->sharedMemPerBlockOptin = 227 << 10;
+    p->totalGlobalMem = (size_t)16 << 30;
+    p->warpSize = 32;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    (void)device;
+    switch (attr) {
+    case cudaDevAttrL2CacheSize:
+        *value = 1 << 20;
+        break;
+    case cudaDevAttrMultiProcessorCount:
+        *value = 4;
+        break;
+    case cudaDevAttrComputeCapabilityMajor:
+        *value = 9;
+        break;
+    case cudaDevAttrMaxThreadsPerBlock:
+        *value = 1024;
+        break;
+    case cudaDevAttrWarpSize:
+        *value = 32;
+        break;
+    default:
+        *value = 0;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v)
+{
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v)
+{
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+    return sync_point();
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = pending ? pending : sticky;
+    pending = cudaSuccess;
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError(void)
+{
+    return pending ? pending : sticky;
+}
+
+const char *cudaGetErrorName(cudaError_t err)
+{
+    switch (err) {
+    case cudaSuccess:
+        return "cudaSuccess";
+    case cudaErrorInvalidConfiguration:
+        return "cudaErrorInvalidConfiguration";
+    case cudaErrorIllegalAddress:
+        return "cudaErrorIllegalAddress";
+    case cudaErrorMemoryAllocation:
+        return "cudaErrorMemoryAllocation";
+    default:
+        return "cudaErrorUnknown";
+    }
+}
+
+const char *cudaGetErrorString(cudaError_t err)
+{
+    switch (err) {
+    case cudaSuccess:
+        return "no error";
+    case cudaErrorInvalidConfiguration:
+        return "invalid configuration argument";
+    case cudaErrorIllegalAddress:
+        return "an illegal memory access was encountered";
+    case cudaErrorMemoryAllocation:
+        return "out of memory";
+    default:
+        return "unknown error";
+    }
+}
+
+cudaError_t cudaFuncGetName(const char **name, const void *func)
+{
+    (void)func;
+    *name = "fake_kernel";
+    return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    return cudaSuccess;
+}
+
+/* ---- memory -------------------------------------------------------------------- */
+cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    if (posix_memalign(p, 256, bytes ? bytes : 1) != 0)
+        return pending = cudaErrorMemoryAllocation;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+    return cudaMalloc(p, bytes);
+}
+
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags)
+{
+    (void)flags;
+    return cudaMalloc(p, bytes);
+}
+
+cudaError_t cudaFreeHost(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags)
+{
+    (void)flags;
+    *d = h;
+    return cudaSuccess;
+}
+
+/* A device-to-device copy costs FAKEGPU_COPY_MS. */
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    if (sticky)
+        return sticky;
+    memmove(dst, src, bytes);
+    if (kind == cudaMemcpyDeviceToDevice)
+        fakegpu_spend(FAKEGPU_COPY_MS(bytes));
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                            cudaStream_t s)
+{
+    (void)s;
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemset(void *p, int v, size_t bytes)
+{
+    if (sticky)
+        return sticky;
+    memset(p, v, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes, cudaStream_t s)
+{
+    (void)s;
+    return cudaMemset(p, v, bytes);
+}
+
+/* ---- streams and events ------------------------------------------------------ */
+static void *new_handle(size_t bytes)
+{
+    return calloc(1, bytes);
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+    *s = new_handle(16);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+{
+    (void)flags;
+    return cudaStreamCreate(s);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    free(s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    (void)s;
+    return sync_point();
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue *v)
+{
+    (void)s, (void)attr, (void)v;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
+{
+    (void)s, (void)e, (void)flags;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    *e = new_handle(sizeof(double));
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
+{
+    (void)flags;
+    return cudaEventCreate(e);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    (void)s;
+    *(double *)(void *)e = host_ms() + spent_ms;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    (void)e;
+    return sync_point();
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    *ms = (float)(*(double *)(void *)b - *(double *)(void *)a);
+    return sticky;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    free(e);
+    return cudaSuccess;
+}
+
+/* The driver's tensor-map maker (lab 7): the map holds the matrix's address,
+ * which the C stages (lab7.c) do not need; its arguments are checked as the
+ * driver checks them. */
+static CUresult encode_tiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                             void *addr, const cuuint64_t *dims, const cuuint64_t *strides,
+                             const cuuint32_t *box, const cuuint32_t *steps,
+                             CUtensorMapInterleave il, CUtensorMapSwizzle sw,
+                             CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob)
+{
+    (void)type, (void)dims, (void)steps, (void)il, (void)sw, (void)l2, (void)oob;
+    if (rank < 1 || rank > 5 || ((uintptr_t)addr & 15) != 0 || strides[0] % 16 != 0 ||
+        box[0] > 256)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(map, 0, sizeof *map);
+    memcpy(map, &addr, sizeof addr);
+    return CUDA_SUCCESS;
+}
+
+/* No driver behind this runtime but the tensor-map maker: green contexts
+ * (--sms) are refused. */
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
+                                             unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *status)
+{
+    (void)version, (void)flags;
+    if (strcmp(symbol, "cuTensorMapEncodeTiled") == 0) {
+        CUresult (*f)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                      CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                      CUtensorMapFloatOOBfill) = encode_tiled;
+        memcpy(fn, &f, sizeof f);
+        if (status)
+            *status = cudaDriverEntryPointSuccess;
+        return cudaSuccess;
+    }
+    *fn = NULL;
+    if (status)
+        *status = cudaDriverEntryPointSymbolNotFound;
+    return cudaErrorNotSupported;
+}

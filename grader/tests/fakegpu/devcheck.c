@@ -1,0 +1,146 @@
+/* devcheck.c: grader/ceilings/devcheck.cu's checks, done on the host for the
+ * fake GPU (cudart.c): the same functions, the same results, word for word. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../ceilings/ceilings.h"
+
+static void note(unsigned long long *res, uint64_t i)
+{
+    res[0]++;
+    if (i < res[1])
+        res[1] = i;
+}
+
+static void reset(unsigned long long *res)
+{
+    res[0] = 0;
+    res[1] = ~0ull;
+}
+
+int devcheck_scatter(void *buf, const uint64_t *d_idx, const uint32_t *d_val, int p, cudaStream_t s)
+{
+    (void)s;
+    for (int k = 0; k < p; k++)
+        ((uint32_t *)buf)[d_idx[k]] = d_val[k];
+    return 0;
+}
+
+/* The number of sorted positions pos[0..n) that are <= x. */
+static int count_le(const uint64_t *pos, int n, uint64_t x)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (pos[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int devcheck_verify(const void *now, const void *orig, uint64_t n, const uint64_t *d_idx,
+                    const uint32_t *d_val, int p, unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    const uint32_t *w = now, *o = orig;
+    reset(res);
+    for (uint64_t i = 0; i < n; i++)
+        if (w[i] != o[i]) {
+            int k = count_le(d_idx, p, i);
+            if (!(k > 0 && d_idx[k - 1] == i && d_val[k - 1] == w[i]))
+                note(res, i);
+        }
+    for (int k = 0; k < p; k++)
+        if (w[d_idx[k]] != d_val[k])
+            note(res, d_idx[k]);
+    return 0;
+}
+
+int devcheck_compare(const void *now, const void *expect, uint64_t n, uint64_t seg,
+                     const uint64_t *opos, const uint32_t *oval, int no, const uint64_t *dpos,
+                     const uint32_t *dcum, int nd, unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    const uint32_t *w = now, *e = expect;
+    reset(res);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t x = e[i];
+        if (no > 0) {
+            int k = count_le(opos, no, i);
+            if (k > 0 && opos[k - 1] == i)
+                x = oval[k - 1];
+        }
+        if (nd > 0) {
+            uint64_t start = seg ? i - i % seg : 0;
+            int hi = count_le(dpos, nd, i);
+            int lo = start ? count_le(dpos, nd, start - 1) : 0;
+            if (hi > lo)
+                x += dcum[hi - 1] - (lo > 0 ? dcum[lo - 1] : 0u);
+        }
+        if (w[i] != x)
+            note(res, i);
+    }
+    return 0;
+}
+
+int devcheck_transpose(const void *out, const void *in, uint64_t rows, uint64_t cols, int copy,
+                       unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    const uint32_t *o = out, *x = in;
+    reset(res);
+    for (uint64_t r = 0; r < rows; r++) /* out[c][r] = in[r][c], in the input's order */
+        for (uint64_t c = 0; c < cols; c++) {
+            uint64_t dst = copy ? r * cols + c : c * rows + r;
+            if (o[dst] != x[r * cols + c])
+                note(res, dst);
+        }
+    return 0;
+}
+
+int devcheck_scan(const void *out, const void *in, uint64_t n, uint64_t seg,
+                  unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    const uint32_t *o = out, *x = in;
+    reset(res);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t before = i == 0 || (seg && i % seg == 0) ? 0u : o[i - 1];
+        if (o[i] - before != x[i])
+            note(res, i);
+    }
+    return 0;
+}
+
+int devcheck_within(const float *got, const double *exact, const double *scale, uint64_t rows,
+                    uint64_t cols, double t1, double t2, const uint64_t *orow,
+                    const double *orow_exact, const double *orow_scale, int nor,
+                    const uint64_t *ocol, const double *ocol_exact, const double *ocol_scale,
+                    int noc, unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    reset(res);
+    for (uint64_t e = 0; e < rows * cols; e++) {
+        uint64_t i = e / cols, j = e % cols;
+        double x = exact[e], sc = scale[e];
+        for (int k = 0; k < nor; k++)
+            if (orow[k] == i) {
+                x = orow_exact[k * cols + j];
+                sc = orow_scale[k * cols + j];
+            }
+        for (int k = 0; k < noc; k++)
+            if (ocol[k] == j) {
+                x = ocol_exact[k * rows + i];
+                sc = ocol_scale[k * rows + i];
+            }
+        double tol = t1 * sc;
+        if (t2 != 0.0)
+            tol = tol + t2 * sc;
+        if (!isfinite(got[e]) || fabs((double)got[e] - x) > tol)
+            note(res, e);
+    }
+    return 0;
+}

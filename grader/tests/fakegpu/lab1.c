@@ -1,0 +1,102 @@
+/* lab1.c: lab 1's stages (labs/1-transpose/transpose.h) for the fake GPU
+ * (cudart.c), done on the host. Each stage declares what it would cost on a
+ * GPU, as a multiple of a device-to-device copy of the matrix (FAKEGPU_COPY_MS):
+ * cost[stage]. Built as several libraries, one per -D below:
+ *   LAB1_GOOD   every stage correct and fast enough;
+ *   LAB1_FAULTS stage 1 wrong at one element, stage 2 writes nothing, stage 3
+ *               correct but slower than its base, stage 4 returns LAB_ERROR,
+ *               stage 5 returns a status that is no lab_status;
+ *   LAB1_CRASH  stage 1's launch fails, stage 2 faults the GPU, stage 3 is
+ *               not written (LAB_TODO), stage 4 writes past its output,
+ *               stage 5 changes its input. */
+#include <stddef.h>
+
+#include "../../../labs/1-transpose/transpose.h"
+#include "fakegpu.h"
+
+static void spend(int rows, int cols, double copies)
+{
+    fakegpu_spend(copies * FAKEGPU_COPY_MS(4.0 * (double)rows * (double)cols));
+}
+
+static void transpose(const float *in, float *out, int rows, int cols)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+}
+
+lab_status transpose_copy(const float *d_in, float *d_out, int rows, int cols, cudaStream_t s)
+{
+    (void)s;
+    for (size_t i = 0; i < (size_t)rows * cols; i++)
+        d_out[i] = d_in[i];
+    spend(rows, cols, 1.1);
+    return LAB_OK;
+}
+
+static lab_status stage(int k, const float *d_in, float *d_out, int rows, int cols)
+{
+    static const double cost[] = {1.1, 8.0, 4.0, 3.0, 1.8, 1.4};
+#if defined(LAB1_FAULTS)
+    if (k == 2)
+        return LAB_OK;
+    if (k == 4)
+        return LAB_ERROR;
+    if (k == 5)
+        return (lab_status)7;
+    transpose(d_in, d_out, rows, cols);
+    if (k == 1)
+        d_out[(size_t)rows * cols / 2] += 1.0f;
+    spend(rows, cols, k == 3 ? 8.0 : cost[k]); /* stage 3: 0.5x its base */
+    return LAB_OK;
+#elif defined(LAB1_CRASH)
+    if (k == 1)
+        fakegpu_fail(1, 0);
+    if (k == 2)
+        fakegpu_fail(0, 1);
+    if (k == 3)
+        return LAB_TODO;
+    transpose(d_in, d_out, rows, cols);
+    if (k == 4)
+        d_out[(size_t)rows * cols] = 0.0f; /* one past the end: the guard zone */
+    if (k == 5)
+        ((float *)d_in)[0] += 1.0f;
+    spend(rows, cols, cost[k]);
+    return LAB_OK;
+#else
+    transpose(d_in, d_out, rows, cols);
+    spend(rows, cols, cost[k]);
+    return LAB_OK;
+#endif
+}
+
+lab_status transpose_naive_read(const float *d_in, float *d_out, int rows, int cols, cudaStream_t s)
+{
+    (void)s;
+    return stage(1, d_in, d_out, rows, cols);
+}
+
+lab_status transpose_naive_write(const float *d_in, float *d_out, int rows, int cols, cudaStream_t s)
+{
+    (void)s;
+    return stage(2, d_in, d_out, rows, cols);
+}
+
+lab_status transpose_tiled(const float *d_in, float *d_out, int rows, int cols, cudaStream_t s)
+{
+    (void)s;
+    return stage(3, d_in, d_out, rows, cols);
+}
+
+lab_status transpose_padded(const float *d_in, float *d_out, int rows, int cols, cudaStream_t s)
+{
+    (void)s;
+    return stage(4, d_in, d_out, rows, cols);
+}
+
+lab_status transpose_vectorized(const float *d_in, float *d_out, int rows, int cols, cudaStream_t s)
+{
+    (void)s;
+    return stage(5, d_in, d_out, rows, cols);
+}

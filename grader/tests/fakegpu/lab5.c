@@ -1,0 +1,72 @@
+/* lab5.c: lab 5's stages (labs/5-streams/streams.h) for the fake GPU
+ * (cudart.c), done on the host. Lab 5 is timed by the wall clock, so each
+ * run sleeps for what it would take on a GPU, ms[stage] milliseconds; the
+ * ceiling sleeps STREAMS_CEILING_MS (streams_ceiling.c). Built as two
+ * libraries:
+ *   LAB5_GOOD   every stage correct and fast enough;
+ *   LAB5_FAULTS stage 1 uses its own a, stage 2 is not written (LAB_TODO
+ *               from setup), stage 3 leaves its last chunk out, stage 5 is
+ *               barely faster than its base. */
+#include <stddef.h>
+
+#include "../../../labs/5-streams/streams.h"
+#include "fakegpu.h"
+#include "host_ops.h"
+
+#if defined(LAB5_FAULTS)
+static const double ms[] = {24, 6, 4.4, 4.8, 20, 18};
+#else
+static const double ms[] = {24, 6, 4.4, 4.8, 20, 10};
+#endif
+
+static lab_status setup(int stage, const streams_job *job, void **state)
+{
+    (void)job;
+#if defined(LAB5_FAULTS)
+    if (stage == 2)
+        return LAB_TODO;
+#endif
+    *state = NULL;
+    (void)stage;
+    return LAB_OK;
+}
+
+static lab_status run(int stage, const streams_job *job)
+{
+    size_t n = job->n;
+    float a = job->a;
+#if defined(LAB5_FAULTS)
+    if (stage == 1)
+        a = 2.0f;
+    if (stage == 3 && job->chunks > 1)
+        n -= n / (size_t)job->chunks;
+#endif
+    for (size_t i = 0; i < n; i++)
+        job->out[i] = a * streams_poly(job->c, job->degree, job->x[i]) + job->y[i];
+    sleep_ms(ms[stage]);
+    return LAB_OK;
+}
+
+#define STAGE(k, name)                                                                         \
+    lab_status name##_setup(const streams_job *job, void **state);                             \
+    lab_status name##_run(const streams_job *job, void *state);                                \
+    void name##_teardown(void *state);                                                         \
+    lab_status name##_setup(const streams_job *job, void **state)                              \
+    {                                                                                          \
+        return setup(k, job, state);                                                           \
+    }                                                                                          \
+    lab_status name##_run(const streams_job *job, void *state)                                 \
+    {                                                                                          \
+        (void)state;                                                                           \
+        return run(k, job);                                                                    \
+    }                                                                                          \
+    void name##_teardown(void *state)                                                          \
+    {                                                                                          \
+        (void)state;                                                                           \
+    }
+STAGE(0, pageable)
+STAGE(1, pinned)
+STAGE(2, overlap)
+STAGE(3, zero_copy)
+STAGE(4, heavy_serial)
+STAGE(5, heavy_overlap)

@@ -1,0 +1,47 @@
+/* lab7.c: lab 7's stages (labs/7-hopper/hopper.h) for the fake GPU
+ * (cudart.c), done on the host in double from the BF16 inputs. Each stage
+ * makes the tensor maps a TMA stage would, and declares what it would cost
+ * on a GPU as a multiple of a copy of C (FAKEGPU_COPY_MS), which is what
+ * cuBLAS costs here (hopper_ceiling.c): cost[stage]. Built as two libraries:
+ *   LAB7_GOOD   every stage correct and fast enough;
+ *   LAB7_FAULTS stage 1 reads Bt as B (K x N, row-major), stage 3 is faster
+ *               than its base but short of its share of cuBLAS. */
+#include <stdalign.h>
+#include <stddef.h>
+
+#include "../../../labs/7-hopper/hopper.h"
+#include "fakegpu.h"
+#include "host_ops.h"
+
+#if defined(LAB7_FAULTS)
+static const double cost[] = {10, 6, 4.5, 2.0};
+#else
+static const double cost[] = {10, 6, 4.5, 1.5};
+#endif
+
+static lab_status stage(int k, int M, int N, int K, const unsigned short *A,
+                        const unsigned short *Bt, float *C, hopper_tensor_map_fn tensor_map)
+{
+    alignas(64) unsigned char map[2][128];
+    if (k > 0 && (tensor_map(map[0], A, M, K, 64) != 0 || tensor_map(map[1], Bt, N, K, 128) != 0))
+        return LAB_ERROR;
+    int transposed = 1;
+#if defined(LAB7_FAULTS)
+    transposed = k != 1;
+#endif
+    bf16_gemm_host(M, N, K, A, Bt, C, transposed);
+    fakegpu_spend(cost[k] * FAKEGPU_COPY_MS(4.0 * M * N));
+    return LAB_OK;
+}
+
+#define STAGE(k, name)                                                                        \
+    lab_status name(int M, int N, int K, const unsigned short *d_A, const unsigned short *d_Bt, \
+                    float *d_C, hopper_tensor_map_fn tensor_map, cudaStream_t s)              \
+    {                                                                                         \
+        (void)s;                                                                              \
+        return stage(k, M, N, K, d_A, d_Bt, d_C, tensor_map);                                 \
+    }
+STAGE(0, hopper_mma_sync)
+STAGE(1, hopper_tma_wgmma)
+STAGE(2, hopper_large_tile)
+STAGE(3, hopper_warp_specialised)
