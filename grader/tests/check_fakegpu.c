@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lab.h"
 #include "tests.h"
 
 #define FAKEGPU "build/tests/fakegpu"
@@ -68,6 +69,15 @@ static int fake_grade(const char *lab, const char *name, const char *a1, const c
     return grade_with(root_grade, lab, name, a1, a2, a3, a4);
 }
 
+/* The same on a fake GPU of compute capability cc ("75" for 7.5). */
+static int fake_grade_on(const char *cc, const char *lab, const char *name, const char *a1)
+{
+    setenv("FAKEGPU_CC", cc, 1);
+    int rc = fake_grade(lab, name, a1, NULL, NULL, NULL);
+    unsetenv("FAKEGPU_CC");
+    return rc;
+}
+
 /* The same with the labs' timed sizes small: the speed tests run. */
 static int small_grade(const char *lab, const char *name)
 {
@@ -75,10 +85,11 @@ static int small_grade(const char *lab, const char *name)
 }
 
 #define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
+/* Not built: the test is counted as skipped, never as passed. */
 #define SKIP_UNLESS_READY()                                                                   \
     do {                                                                                      \
         if (fakegpu_ready() != 0) {                                                           \
-            printf("fakegpu: skipped (build/tests/fakegpu is not built)\n");                  \
+            test_skip("fakegpu: build/tests/fakegpu is not built");                           \
             return;                                                                           \
         }                                                                                     \
     } while (0)
@@ -163,6 +174,47 @@ START_TEST(lab1_one_stage_json)
     unlink(json);
     ck_assert_msg(strstr(text, "\"PASS\"") != NULL, "no PASS in the JSON:\n%s", text);
     ck_assert_msg(strstr(text, "transpose_tiled") != NULL, "no stage 3 in the JSON:\n%s", text);
+}
+END_TEST
+
+/* A GPU that lacks a stage's technique: the stage is NOT AVAILABLE, with the
+ * capability it needs, and its points leave the total (lab 4's stage 8 on
+ * 7.5); a lab with no stage it can run grades nothing and exits 77, which is
+ * a skip and never a failure (lab 7 on 8.0 and on 10.0). */
+START_TEST(stages_this_gpu_cannot_run)
+{
+    SKIP_UNLESS_READY();
+    int rc = fake_grade_on("90", "lab4", "good", "--quick");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    int got9 = -1, max9 = -1;
+    const char *sc = strstr(out, "Score: ");
+    ck_assert_ptr_nonnull(sc);
+    ck_assert_int_eq(sscanf(sc, "Score: %d/%d", &got9, &max9), 2);
+    ck_assert_int_eq(got9, max9);
+    ck_assert_ptr_null(strstr(out, "NOT AVAILABLE"));
+
+    rc = fake_grade_on("75", "lab4", "good", "--quick");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("compute capability 7.5");
+    HAS("NOT AVAILABLE");
+    HAS("needs compute capability 8.0 (this GPU, Fake GPU (host memory), has 7.5): not graded, "
+        "no points lost");
+    int got7 = -1, max7 = -1;
+    sc = strstr(out, "Score: ");
+    ck_assert_ptr_nonnull(sc);
+    ck_assert_int_eq(sscanf(sc, "Score: %d/%d", &got7, &max7), 2);
+    ck_assert_msg(got7 == max7 && max7 < max9, "7.5: %d/%d, 9.0: %d/%d", got7, max7, got9, max9);
+    ck_assert_int_eq(max9 - max7, lab_find("lab4")->stages[8].points_correct);
+
+    const char *ccs[] = {"80", "100"};
+    for (int i = 0; i < 2; i++) {
+        rc = fake_grade_on(ccs[i], "lab7", "good", "--quick");
+        ck_assert_msg(rc == 77, "lab 7 on %s: exit %d:\n%s", ccs[i], rc, out);
+        HAS("needs compute capability 9.0");
+        HAS("nothing was graded");
+        ck_assert_ptr_null(strstr(out, "WRONG RESULT"));
+        ck_assert_ptr_null(strstr(out, "correct,"));
+    }
 }
 END_TEST
 
@@ -325,6 +377,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab1_broken_stages_get_their_verdicts);
     tcase_add_test(tc, lab1_one_stage_json);
     tcase_add_test(tc, lab2_sums);
+    tcase_add_test(tc, stages_this_gpu_cannot_run);
     suite_add_tcase(s, tc);
     TCase *speed = tcase_create("speed");
     tcase_set_timeout(speed, 120);

@@ -72,14 +72,23 @@ cudaError_t cudaSetDevice(int device)
     return device == 0 ? cudaSuccess : cudaErrorInvalidDevice;
 }
 
+/* The compute capability it claims: 9.0, or FAKEGPU_CC ("75" for 7.5), so
+ * that the stages a GPU cannot run are shown NOT AVAILABLE without one. */
+static void fake_cc(int *major, int *minor)
+{
+    const char *v = getenv("FAKEGPU_CC");
+    int cc = v && *v ? atoi(v) : 90;
+    *major = cc / 10;
+    *minor = cc % 10;
+}
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
     if (device != 0)
         return cudaErrorInvalidDevice;
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "Fake GPU (host memory)");
-    p->major = 9;
-    p->minor = 0;
+    fake_cc(&p->major, &p->minor);
     p->multiProcessorCount = 4;
     p->l2CacheSize = 1 << 20;
     p->maxThreadsPerBlock = 1024;
@@ -100,9 +109,16 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrMultiProcessorCount:
         *value = 4;
         break;
-    case cudaDevAttrComputeCapabilityMajor:
-        *value = 9;
+    case cudaDevAttrComputeCapabilityMajor: {
+        int minor;
+        fake_cc(value, &minor);
         break;
+    }
+    case cudaDevAttrComputeCapabilityMinor: {
+        int major;
+        fake_cc(&major, value);
+        break;
+    }
     case cudaDevAttrMaxThreadsPerBlock:
         *value = 1024;
         break;
