@@ -179,34 +179,20 @@ START_TEST(lab1_one_stage_json)
 END_TEST
 
 /* A GPU that lacks a stage's technique: the stage is NOT AVAILABLE, with the
- * capability it needs, and its points leave the total (lab 4's stage 8 on
- * 7.5, beside stage 7, which is graded); a lab with no stage it can run
- * grades nothing and exits 77, which is a skip and never a failure (lab 7 on
- * 8.0 and on 10.0). */
+ * capability it needs, and no points lost (lab 4's stage 8 on 7.5); a lab
+ * with no stage it can run grades nothing and exits 77, which is a skip and
+ * never a failure (lab 7 on 8.0 and on 10.0). Cheap: nothing is graded. */
 START_TEST(stages_this_gpu_cannot_run)
 {
     SKIP_UNLESS_READY();
-    int rc = fake_grade_on("90", "lab4", "good", "--quick", "--stage", "7,8");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    int got9 = -1, max9 = -1;
-    const char *sc = strstr(out, "Score: ");
-    ck_assert_ptr_nonnull(sc);
-    ck_assert_int_eq(sscanf(sc, "Score: %d/%d", &got9, &max9), 2);
-    ck_assert_int_eq(got9, max9);
-    ck_assert_ptr_null(strstr(out, "NOT AVAILABLE"));
-
-    rc = fake_grade_on("75", "lab4", "good", "--quick", "--stage", "7,8");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    /* Stage 8 on 9.0 passes in the speed cases above; on 7.5 it is not graded. */
+    int rc = fake_grade_on("75", "lab4", "good", "--quick", "--stage", "8");
+    ck_assert_msg(rc == 77, "exit %d:\n%s", rc, out);
     HAS("compute capability 7.5");
-    HAS("NOT AVAILABLE");
     HAS("needs compute capability 8.0 (this GPU, Fake GPU (host memory), has 7.5): not graded, "
         "no points lost");
-    int got7 = -1, max7 = -1;
-    sc = strstr(out, "Score: ");
-    ck_assert_ptr_nonnull(sc);
-    ck_assert_int_eq(sscanf(sc, "Score: %d/%d", &got7, &max7), 2);
-    ck_assert_msg(got7 == max7 && max7 < max9, "7.5: %d/%d, 9.0: %d/%d", got7, max7, got9, max9);
-    ck_assert_int_eq(max9 - max7, lab_find("lab4")->stages[8].points_correct);
+    HAS("nothing was graded");
+    ck_assert_ptr_null(strstr(out, "WRONG RESULT"));
 
     const char *ccs[] = {"80", "100"};
     for (int i = 0; i < 2; i++) {
@@ -381,7 +367,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab2_sums);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
-    tcase_set_timeout(cc, 240); /* two stages of lab 4 on the host, twice, under coverage too */
+    tcase_set_timeout(cc, 120);
     tcase_add_test(cc, stages_this_gpu_cannot_run);
     suite_add_tcase(s, cc);
     TCase *speed = tcase_create("speed");
