@@ -169,7 +169,7 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
 {
     for (int s = 0; s < spec->n_stages; s++) {
         stages[s] = spec->stages[s];
-        rules[s] = (stage_rules){1, 0, 0};
+        rules[s] = (stage_rules){1, spec->stages[s].technique_required, 0};
         const int at = lab_position(spec->number);
         if (!c || at < 0)
             continue;

@@ -46,6 +46,9 @@ typedef struct lab_stage {
     int n_base;          /* how many; 0: none (held to its ceiling alone, if graded) */
     double min_ceiling;  /* fraction of the ceiling it must also reach; 0 = none */
     const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
+    int timed_at;        /* set with LAB_TIMED_AT(size) where its speed is graded at another
+                            size than the lab's bench_size (one where its technique pays):
+                            that size + 1; 0: the lab's bench_size (lab_timed_size) */
     int min_cc;          /* compute capability its technique needs, 10 * major + minor (80:
                             8.0); below it the stage is NOT AVAILABLE, not graded. 0: any */
     int max_cc;          /* the newest compute capability its code runs on, the same form:
@@ -54,6 +57,9 @@ typedef struct lab_stage {
     double reference;    /* the reference solution's speed on the lab's reference_gpu, in
                             its unit (charts mark it); 0: not measured */
     lab_technique technique[LAB_MAX_TECHNIQUES]; /* looked for in its machine code */
+    int technique_required; /* 1: a correct stage without its technique loses its speed
+                               points (TECHNIQUE MISSING) unless a config says hint; for a
+                               stage whose speed cannot show the technique. 0: named only */
     const char *hint;    /* the likely cause when the stage is correct but too slow */
     const struct lab_stage_extra *extra; /* the lab's own facts about it, or NULL */
 } lab_stage;
@@ -62,6 +68,10 @@ typedef struct lab_stage {
  * n_base together. */
 #define LAB_BASES(...)                                                                             \
     .base = {__VA_ARGS__}, .n_base = (int)(sizeof(int[]){__VA_ARGS__} / sizeof(int))
+
+/* The size, other than the lab's, at which a stage's speed is graded, with
+ * its bases and its ceiling: LAB_TIMED_AT(10). */
+#define LAB_TIMED_AT(size) .timed_at = (size) + 1
 
 /* Can stage st be graded on a GPU of compute capability major.minor? */
 static inline int lab_stage_available(const lab_stage *st, int major, int minor)
@@ -161,6 +171,13 @@ typedef struct lab_spec {
 static inline double lab_impossible_over(const lab_spec *spec)
 {
     return spec->impossible_over > 0 ? spec->impossible_over : 1.10;
+}
+
+/* The size at which stage s is timed: its own (LAB_TIMED_AT) or the lab's. */
+static inline int lab_timed_size(const lab_spec *spec, int s)
+{
+    int own = s >= 0 && s < spec->n_stages ? spec->stages[s].timed_at : 0;
+    return own > 0 ? own - 1 : spec->bench_size;
 }
 
 /* Does any stage of spec have a technique to look for? */

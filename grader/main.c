@@ -332,6 +332,11 @@ static void list_labs(lab_configs *lc, const grade_config *c)
                 printf("  (needs compute capability %d.%d%s)", st->min_cc / 10, st->min_cc % 10,
                        st->max_cc == st->min_cc ? " exactly" : "");
             printf("\n");
+            if (st->timed_at) {
+                char sz[128];
+                spec->size_text(lab_timed_size(spec, s), sz, sizeof sz);
+                printf("           timed at %s, where its technique pays\n", sz);
+            }
             const int *sanitizer = sanitizer_mask(lc, spec);
             const int *technique = technique_mask(lc, spec);
             if (sanitizer && sanitizer[s])
@@ -679,6 +684,15 @@ static int size_graded(const lab_spec *spec, int size, const grade_options *o)
     for (int s = 0; s < spec->n_stages; s++)
         if ((!o->stage_mask || (o->stage_mask & (1u << s))) &&
             spec->work(s, size) <= RUNNER_QUICK_WORK)
+            return 1;
+    return 0;
+}
+
+/* Is some stage of spec timed at size (two input sets made there)? */
+static int size_timed(const lab_spec *spec, int size)
+{
+    for (int s = 0; s < spec->n_stages; s++)
+        if (lab_timed_size(spec, s) == size)
             return 1;
     return 0;
 }
@@ -1043,7 +1057,7 @@ static int run_suites(session *g)
         for (int size = 0; spec->pregenerate && size < spec->n_sizes; size++)
             if (size_graded(spec, size, o) &&
                 spec->pregenerate(size, runner_size_seed(o->seed, 0, size),
-                                  size == spec->bench_size ? 2 : 1) != 0) {
+                                  size_timed(spec, size) ? 2 : 1) != 0) {
                 progress_stop();
                 say(&g->fb, stderr, "grade: out of host memory for the inputs of lab %d\n",
                     spec->number);

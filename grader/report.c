@@ -397,7 +397,10 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
     json_tm(f, t->tm);
     if (t->timed) {
         fprintf(f, ", \"ceiling\": \"%s\"", report_json_escape(lab_ceiling_name(spec, s), esc, sizeof esc));
-        fprintf(f, ", \"timing\": {\"reps\": %d, ", t->reps);
+        char sz[128];
+        spec->size_text(lab_timed_size(spec, s), sz, sizeof sz);
+        fprintf(f, ", \"timing\": {\"size\": \"%s\", \"reps\": %d, ",
+                report_json_escape(sz, esc, sizeof esc), t->reps);
         json_num(f, "median_ms", t->median_ms, 1);
         json_num(f, "p10_ms", t->p10_ms, 1);
         json_num(f, "p90_ms", t->p90_ms, 1);

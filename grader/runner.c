@@ -645,7 +645,7 @@ static timed_fn *alloc_timed(int nf, int reps)
 static void summarise(grade_run *run, test_record *rec, timed_fn *f, int nf, int reps)
 {
     const lab_spec *spec = run->spec;
-    double work = spec->work(f[0].stage, spec->bench_size);
+    double work = spec->work(f[0].stage, lab_timed_size(spec, f[0].stage));
     results_open();
     rec->timed = 1;
     rec->reps = reps;
@@ -694,6 +694,7 @@ static void correctness_body(grade_run *run, int stage)
     /* Speed reported, not graded: measure it here. */
     int timed_here = st->points_speed == 0 && !run->quick;
     int graded_sizes = 0;
+    const int timed_size = lab_timed_size(spec, stage);
 
     for (int size = 0; size < spec->n_sizes; size++) {
         if (run->quick && spec->work(stage, size) > RUNNER_QUICK_WORK)
@@ -707,7 +708,7 @@ static void correctness_body(grade_run *run, int stage)
         tm_enter(TM_UPLOAD);
         /* Every input set the lab checks, and two for timing. */
         int checked = spec->check_variants > 1 ? spec->check_variants : 1;
-        int variants = timed_here && size == spec->bench_size && checked < 2 ? 2 : checked;
+        int variants = timed_here && size == timed_size && checked < 2 ? 2 : checked;
         if (spec->setup(&ctx, stage, size, runner_size_seed(run->seed, stage, size), variants,
                         &out) != 0)
             finish_outcome(rec, &out);
@@ -728,7 +729,7 @@ static void correctness_body(grade_run *run, int stage)
                 finish(rec, out.v, "at %s: %s", sz, out.msg);
         }
 
-        if (timed_here && size == spec->bench_size) {
+        if (timed_here && size == timed_size) {
             rec_progress(rec, size, PHASE_TIMING);
             int reps = run->reps;
             timed_fn *f = alloc_timed(2, reps);
@@ -791,7 +792,7 @@ static void perf_body(grade_run *run, int stage)
                stage, failed_base, spec->stages[failed_base].title, failed_base);
     f[nf++].stage = -1; /* the ceiling */
 
-    int size = spec->bench_size;
+    int size = lab_timed_size(spec, stage);
     char sz[128];
     spec->size_text(size, sz, sizeof sz);
     check_outcome out = {V_NOT_RUN, ""};
@@ -863,7 +864,7 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
         correct += 1.0; /* buffers and uploads */
         work += checked * spec->work(stage, size);
     }
-    const double bench = spec->work(stage, spec->bench_size);
+    const double bench = spec->work(stage, lab_timed_size(spec, stage));
     const double rounds = WARMUP_CALLS + reps;
     if (!quick && st->points_speed == 0) /* speed reported: timed with the ceiling */
         work += 2 * rounds * bench;
@@ -932,8 +933,9 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
         return -1;
     }
     give_library(spec, handle);
+    const int size = lab_timed_size(spec, stage);
     char sz[128];
-    spec->size_text(spec->bench_size, sz, sizeof sz);
+    spec->size_text(size, sz, sizeof sz);
     check_outcome out = {V_NOT_RUN, ""};
     lab_ctx *ctx = NULL;
     cudaStream_t stream = NULL;
@@ -941,8 +943,7 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
     if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
         snprintf(out.msg, sizeof out.msg, "no CUDA stream: %s",
                  cudaGetErrorString(cudaGetLastError()));
-    else if (spec->setup(&ctx, stage, spec->bench_size,
-                         runner_size_seed(seed, stage, spec->bench_size), 1, &out) == 0 &&
+    else if (spec->setup(&ctx, stage, size, runner_size_seed(seed, stage, size), 1, &out) == 0 &&
              spec->prepare(ctx, 0, stream, &out) == 0 && cudaStreamSynchronize(stream) == cudaSuccess) {
         int status = spec->call(ctx, stage, fn, stream);
         cudaError_t err = cudaDeviceSynchronize();

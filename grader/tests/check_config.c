@@ -7,6 +7,7 @@
 
 extern const lab_spec lab_transpose;
 extern const lab_spec lab_reduce;
+extern const lab_spec lab_shuffle;
 
 static grade_config cfg;
 static char err[512];
@@ -66,6 +67,14 @@ START_TEST(technique_setting)
     ck_assert_ptr_nonnull(strstr(err, "technique must be required or hint, not 'always'"));
     ck_assert_int_eq(parse_text("lab1.s1.technique = required\n"), -1);
     ck_assert_ptr_nonnull(strstr(err, "lab1 stage 1 has no technique the grader checks"));
+    /* Built in, lab 3's stage 2 requires its shuffles (its speed cannot show
+     * them) and no other stage of the lab does; a config makes it a hint. */
+    config_apply(NULL, &lab_shuffle, st, rules);
+    for (int s = 0; s < lab_shuffle.n_stages; s++)
+        ck_assert_int_eq(rules[s].technique_required, s == 2);
+    ck_assert_int_eq(parse_text("lab3.s2.technique = hint\n"), 0);
+    config_apply(&cfg, &lab_shuffle, st, rules);
+    ck_assert_int_eq(rules[2].technique_required, 0);
 }
 END_TEST
 

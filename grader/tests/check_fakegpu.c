@@ -178,6 +178,44 @@ START_TEST(lab1_one_stage_json)
 }
 END_TEST
 
+/* Reads the --json file at path into text (NUL-terminated) and removes it. */
+static void take_json(const char *path, char *text, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t got = fread(text, 1, n - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(path);
+}
+
+/* A stage timed at a size of its own (lab 6's stage 4, LAB_TIMED_AT): it, its
+ * base and its ceiling are timed there, and the JSON says where; the lab's
+ * other stages at the lab's size. grade-small moves stage 4's own size to
+ * the one before the lab's (small_labs.c). */
+START_TEST(a_stage_timed_at_its_own_size)
+{
+    SKIP_UNLESS_READY();
+    static char text[OUT_MAX];
+    const char *expect[2][2] = {{"3", "\"size\": \"5 x 5, no padding"},
+                                {"4", "\"size\": \"1 x 1 filter, odd sizes"}};
+    for (int k = 0; k < 2; k++) {
+        char json[] = "/tmp/cudalabs-fakegpuXXXXXX";
+        int fd = mkstemp(json);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        char arg[64];
+        snprintf(arg, sizeof arg, "--json=%s", json);
+        int rc = grade_with(root_small, "lab6", "good", "--stage", expect[k][0], arg, NULL);
+        ck_assert_msg(rc == 0, "stage %s: exit %d:\n%s", expect[k][0], rc, out);
+        take_json(json, text, sizeof text);
+        ck_assert_msg(strstr(text, expect[k][1]) != NULL, "stage %s: no %s in the JSON:\n%s",
+                      expect[k][0], expect[k][1], text);
+    }
+    HAS("2.50x over 3");
+}
+END_TEST
+
 /* A GPU that lacks a stage's technique: the stage is NOT AVAILABLE, with the
  * capability it needs, and no points lost; with nothing left to grade the
  * grader exits 77, a skip and never a failure (lab 4's stage 8 on 7.5).
@@ -302,11 +340,12 @@ static const speed_case speed_cases[] = {
       "grader's NaN when run returned",
       "- stage 5 (heavy kernel over streams), speed: TOO SLOW", "this stage needs 1.30x.",
       "hint: Run your stage 2 on the heavy job", "Score: 10/80"}},
-    /* Lab 6: stage 4 passes by 0.8x of its base and 20% of the ceiling. */
+    /* Lab 6: stage 4, timed at a size of its own with its base and a ceiling
+     * of its own, passes by 1.5x of its base and 12% of that ceiling. */
     {"lab6", "good", 0,
-     {"  4  NHWC, split-K                      yes                      0    35.7%  0.89x over 3"
-      "    0.80x+20%   20/20",
-      "Score: 80/80"}},
+     {"  4  NHWC, split-K (deep layer)         yes                      0   100.0%  2.50x over 3"
+      "    1.50x+12%   20/20",
+      "ceiling: cuBLAS SGEMM at the deep layer's GEMM shape at ", "Score: 80/80"}},
     /* A flipped filter is WRONG RESULT at the first layer with its position
      * (n, k, p, q), a stage over 2.5 times the ceiling IMPOSSIBLE, an
      * unwritten one NOT IMPLEMENTED. */
@@ -357,6 +396,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab1_broken_stages_get_their_verdicts);
     tcase_add_test(tc, lab1_one_stage_json);
     tcase_add_test(tc, lab2_sums);
+    tcase_add_test(tc, a_stage_timed_at_its_own_size);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
     tcase_set_timeout(cc, 120);

@@ -70,15 +70,11 @@ extern "C" lab_status scan_one_block(const int *d_in, size_t n, int *d_out, void
 
 enum { SHARED_THREADS = 256 };
 
-__global__ void __launch_bounds__(SHARED_THREADS)
-    shared_sum_kernel(const float *__restrict__ in, size_t n, float *__restrict__ sums)
+/* The block's sum of every thread's v, in a completely unrolled tree in
+ * sdata[SHARED_THREADS]: thread 0 returns it (the others, partial sums). */
+__device__ __forceinline__ float block_sum_tree(float v, float *sdata)
 {
-    __shared__ float sdata[SHARED_THREADS];
     const unsigned tid = threadIdx.x;
-    size_t i = (size_t)blockIdx.x * (2 * SHARED_THREADS) + tid;
-    float v = i < n ? in[i] : 0.0f;
-    if (i + SHARED_THREADS < n)
-        v += in[i + SHARED_THREADS];
     sdata[tid] = v;
     __syncthreads();
     if (tid < 128)
@@ -87,8 +83,9 @@ __global__ void __launch_bounds__(SHARED_THREADS)
     if (tid < 64)
         sdata[tid] += sdata[tid + 64];
     __syncthreads();
+    float x = 0.0f;
     if (tid < 32) {
-        float x = sdata[tid];
+        x = sdata[tid];
         for (unsigned s = 32; s > 0; s >>= 1) {
             x += sdata[tid + s];
             __syncwarp();
@@ -96,8 +93,20 @@ __global__ void __launch_bounds__(SHARED_THREADS)
             __syncwarp();
         }
     }
-    if (tid == 0)
-        sums[blockIdx.x] = sdata[0];
+    return x;
+}
+
+__global__ void __launch_bounds__(SHARED_THREADS)
+    shared_sum_kernel(const float *__restrict__ in, size_t n, float *__restrict__ sums)
+{
+    __shared__ float sdata[SHARED_THREADS];
+    size_t i = (size_t)blockIdx.x * (2 * SHARED_THREADS) + threadIdx.x;
+    float v = i < n ? in[i] : 0.0f;
+    if (i + SHARED_THREADS < n)
+        v += in[i + SHARED_THREADS];
+    v = block_sum_tree(v, sdata);
+    if (threadIdx.x == 0)
+        sums[blockIdx.x] = v;
 }
 
 extern "C" lab_status reduce_shared(const float *d_in, size_t n, float *d_out, void *d_work,
@@ -174,14 +183,14 @@ __device__ __forceinline__ float warp_sum_down(float v)
     return v;
 }
 
-__global__ void __launch_bounds__(SHFL_THREADS)
-    shuffle_sum_kernel(const float *__restrict__ in, size_t n, float *__restrict__ sums)
+/* This thread's part of the sum: grid-stride over float4s, SHFL_UNROLL loads
+ * in flight (lab 2's stage 7); the first block also takes the n % 4 left. */
+__device__ __forceinline__ float thread_sum_float4(const float *__restrict__ in, size_t n)
 {
-    __shared__ float warp_sums[SHFL_THREADS / 32];
-    const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const unsigned tid = threadIdx.x;
     const float4 *__restrict__ in4 = reinterpret_cast<const float4 *>(in);
-    const size_t n4 = n / 4, stride = (size_t)gridDim.x * SHFL_THREADS;
-    size_t i = (size_t)blockIdx.x * SHFL_THREADS + tid;
+    const size_t n4 = n / 4, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + tid;
     float acc = 0.0f;
     for (; i + (SHFL_UNROLL - 1) * stride < n4; i += SHFL_UNROLL * stride) {
         float4 v[SHFL_UNROLL];
@@ -198,15 +207,30 @@ __global__ void __launch_bounds__(SHFL_THREADS)
     }
     if (blockIdx.x == 0 && tid < n % 4)
         acc += in[n4 * 4 + tid];
-    acc = warp_sum_down(acc);
+    return acc;
+}
+
+/* The block's sum of every thread's v: shuffles in each warp, the warps'
+ * sums through warp_sums[blockDim.x / 32], one barrier. Thread 0 returns it. */
+__device__ __forceinline__ float block_sum_shuffle(float v, float *warp_sums)
+{
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warp_sum_down(v);
     if (lane == 0)
-        warp_sums[warp] = acc;
+        warp_sums[warp] = v;
     __syncthreads();
-    if (warp == 0) {
-        acc = warp_sum_down(lane < SHFL_THREADS / 32 ? warp_sums[lane] : 0.0f);
-        if (lane == 0)
-            sums[blockIdx.x] = acc;
-    }
+    if (warp == 0)
+        v = warp_sum_down(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f);
+    return v;
+}
+
+__global__ void __launch_bounds__(SHFL_THREADS)
+    shuffle_sum_kernel(const float *__restrict__ in, size_t n, float *__restrict__ sums)
+{
+    __shared__ float warp_sums[SHFL_THREADS / 32];
+    float acc = block_sum_shuffle(thread_sum_float4(in, n), warp_sums);
+    if (threadIdx.x == 0)
+        sums[blockIdx.x] = acc;
 }
 
 /* Blocks that fill the GPU once (SMs x blocks per SM), found on the first call. */

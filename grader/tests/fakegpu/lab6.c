@@ -16,7 +16,7 @@
 #if defined(LAB6_FAULTS)
 static const double cost[] = {20, 6, 3.5, 0.3, 2.8};
 #else
-static const double cost[] = {20, 6, 3.5, 2.5, 2.8};
+static const double cost[] = {20, 6, 3.5, 2.5, 1.0};
 #endif
 
 static lab_status stage(int k, conv_shape l, const float *in, const float *filter, float *out)

@@ -29,6 +29,7 @@ enum {
 };
 
 static lab_spec small[N_LABS];
+static lab_stage small_stages[N_LABS][LAB_MAX_STAGES];
 
 const lab_spec *const lab_table[] = {
 #define LAB(number, name) &small[POS_##name],
@@ -55,10 +56,19 @@ __attribute__((constructor)) static void make_small(void)
 {
     for (int i = 0; i < N_LABS; i++) {
         small[i] = *full_lab_table[i];
+        for (int s = 0; s < small[i].n_stages; s++)
+            small_stages[i][s] = full_lab_table[i]->stages[s];
+        small[i].stages = small_stages[i];
         for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
             if (timed[k].number == small[i].number) {
                 small[i].bench_size = timed[k].bench_size;
                 small[i].n_sizes = timed[k].bench_size + 1;
+                /* A stage timed at a size of its own (LAB_TIMED_AT, lab 6's
+                 * stage 4) is timed at the size before the lab's here: its
+                 * own is cut off, and the path stays tested. */
+                for (int s = 0; s < small[i].n_stages; s++)
+                    if (small_stages[i][s].timed_at)
+                        small_stages[i][s].timed_at = timed[k].bench_size; /* size - 1, + 1 */
             }
     }
 }
