@@ -12,7 +12,8 @@
  * 0 turns it off), graded (yes or no: whether the stage is graded at all),
  * technique (required or hint: whether a correct stage whose kernels lack the
  * technique it teaches loses its speed points, or its correctness points when
- * it has none for speed; hint, the default, only names it), sanitizer
+ * it has none for speed; hint only names it; the default is the stage's
+ * technique_required, hint but for lab 3's stage 2), sanitizer
  * (required or no: whether a correct stage is also run under compute-
  * sanitizer's four tools after grading, and fails its correctness test on a
  * finding). */

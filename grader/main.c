@@ -133,6 +133,7 @@ typedef struct sass_read {
     sass_pending pending;
     sass_code code;
     int ok;
+    char err[256]; /* why the code could not be read, when not ok */
     pthread_t thread;
     int started;
 } sass_read;
@@ -140,8 +141,7 @@ typedef struct sass_read {
 static void *read_sass(void *arg)
 {
     sass_read *r = arg;
-    char err[256];
-    r->ok = sass_finish(&r->pending, &r->code, err, sizeof err) == 0;
+    r->ok = sass_finish(&r->pending, &r->code, r->err, sizeof r->err) == 0;
     return NULL;
 }
 
@@ -149,8 +149,8 @@ static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib)
 {
     memset(r, 0, sizeof *r);
     r->pending.fd = -1;
-    char err[256];
-    if (!lab_has_techniques(spec) || sass_start(lib, &r->pending, err, sizeof err) != 0)
+    snprintf(r->err, sizeof r->err, "it was not read");
+    if (!lab_has_techniques(spec) || sass_start(lib, &r->pending, r->err, sizeof r->err) != 0)
         return;
     runner_close_in_children(r->pending.fd);
     r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
@@ -173,16 +173,21 @@ static void technique_check(const lab_spec *spec, lab_results *res, sass_read *s
                             const int *required, char **text)
 {
     *text = NULL;
-    if (!lab_has_techniques(spec) || !sass->ok)
+    if (!lab_has_techniques(spec))
         return;
-    const lab_technique *missing[LAB_MAX_STAGES];
     size_t len = 0;
     FILE *f = open_memstream(text, &len);
-    if (f) {
-        sass_report(f, spec, res, &sass->code, missing);
+    if (!f)
+        return;
+    if (!sass->ok) {
+        sass_unchecked(f, spec, res, required, sass->err);
         fclose(f);
-        sass_require(spec, res, missing, required);
+        return;
     }
+    const lab_technique *missing[LAB_MAX_STAGES];
+    sass_report(f, spec, res, &sass->code, missing);
+    fclose(f);
+    sass_require(spec, res, missing, required);
     sass_free(&sass->code);
     sass->ok = 0;
 }

@@ -293,3 +293,21 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
     }
     return failed;
 }
+
+int sass_unchecked(FILE *f, const lab_spec *spec, const lab_results *res, const int *required,
+                   const char *why)
+{
+    int lines = 0;
+    for (int s = 0; required && s < spec->n_stages; s++) {
+        const lab_stage *st = &spec->stages[s];
+        int kind = st->points_speed > 0 ? TEST_PERF : TEST_CORRECT;
+        if (!required[s] || !lab_stage_techniques(st) || res->t[s][kind].v != V_PASS)
+            continue;
+        fprintf(f,
+                "\n  Technique not checked: stage %d (%s) must use %s, but its machine code "
+                "could not be read (%s). No points are lost for it.\n",
+                s, st->title, st->technique[0].text, why);
+        lines++;
+    }
+    return lines;
+}

@@ -87,6 +87,22 @@ START_TEST(stage_tables_are_sound)
             if (t > 0 && te->pattern)
                 ck_assert_ptr_nonnull(st->technique[t - 1].pattern);
         }
+        /* A size of its own: one of the lab's, not the lab's own (then it is
+         * left out), and a ceiling of its own name, since the scoreboard
+         * shows one line per ceiling name. A required technique exists. */
+        if (st->timed_at) {
+            ck_assert(st->timed_at - 1 >= 0 && st->timed_at - 1 < l->n_sizes);
+            ck_assert_int_ne(lab_timed_size(l, s), l->bench_size);
+            ck_assert_msg(st->ceiling && strcmp(st->ceiling, l->ceiling_name) != 0,
+                          "lab %d stage %d is timed at a size of its own, under the lab's "
+                          "ceiling name",
+                          l->number, s);
+            for (int t = 0; t < l->n_stages; t++)
+                if (t != s && lab_timed_size(l, t) != lab_timed_size(l, s))
+                    ck_assert_str_ne(lab_ceiling_name(l, t), lab_ceiling_name(l, s));
+        }
+        if (st->technique_required)
+            ck_assert_int_gt(lab_stage_techniques(st), 0);
         /* Reference figures: for every stage, when the lab names their GPU, else for none. */
         ck_assert_msg(l->reference_gpu ? st->reference > 0 : st->reference == 0,
                       "lab %d stage %d: reference %g", l->number, s, st->reference);

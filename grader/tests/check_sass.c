@@ -140,6 +140,22 @@ START_TEST(report_names_what_is_missing)
     res->t[1][TEST_PERF].v = V_PASS;
     ck_assert_int_eq(sass_require(&spec, res, missing, NULL), 0);
     ck_assert_int_eq(res->t[1][TEST_PERF].v, V_PASS);
+    /* Code that could not be read: each required stage that passed is said to
+     * be unchecked, and keeps its verdict; one that failed is not named. */
+    char *note = NULL;
+    size_t note_len = 0;
+    FILE *nf = open_memstream(&note, &note_len);
+    res->t[2][TEST_PERF].v = V_SLOW;
+    ck_assert_int_eq(sass_unchecked(nf, &spec, res, required, "cuobjdump was not found"), 1);
+    fclose(nf);
+    ck_assert_ptr_nonnull(strstr(note, "Technique not checked: stage 1 (vectorised) must use "
+                                       "16-byte global loads or stores (LDG.E.128, STG.E.128), "
+                                       "but its machine code could not be read (cuobjdump was "
+                                       "not found). No points are lost for it."));
+    ck_assert_ptr_null(strstr(note, "stage 2"));
+    ck_assert_int_eq(res->t[1][TEST_PERF].v, V_PASS);
+    free(note);
+    res->t[2][TEST_PERF].v = V_PASS;
     ck_assert_ptr_nonnull(strstr(text, "Techniques (read from the machine code"));
     ck_assert_ptr_nonnull(strstr(text, "stage 1 (vectorised): no 16-byte global loads or stores "
                                        "(LDG.E.128, STG.E.128) in tile_kernel."));

@@ -68,7 +68,7 @@ __attribute__((constructor)) static void make_small(void)
                  * own is cut off, and the path stays tested. */
                 for (int s = 0; s < small[i].n_stages; s++)
                     if (small_stages[i][s].timed_at)
-                        small_stages[i][s].timed_at = timed[k].bench_size; /* size - 1, + 1 */
+                        small_stages[i][s].timed_at = timed[k].bench_size; /* size - 1, + 1; 0: the lab's */
             }
     }
 }
