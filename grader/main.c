@@ -680,15 +680,15 @@ static void remember_asked(fallback *fb, const lab_configs *lc, const lab_spec *
     }
 }
 
-/* Is size graded in this run by some stage? Not when --quick leaves it out
- * for every stage asked for (the runner skips the same sizes). */
-static int size_graded(const lab_spec *spec, int size, const grade_options *o)
+/* Is size graded in this run by some stage? Not when no stage asked for is
+ * graded here (graded: the config's and this GPU's, NULL: all; a lab whose
+ * stages this GPU cannot run needs no inputs), nor when --quick leaves it
+ * out for every one (the runner skips the same sizes). */
+static int size_graded(const lab_spec *spec, int size, const grade_options *o, const int *graded)
 {
-    if (!o->quick)
-        return 1;
     for (int s = 0; s < spec->n_stages; s++)
-        if ((!o->stage_mask || (o->stage_mask & (1u << s))) &&
-            spec->work(s, size) <= RUNNER_QUICK_WORK)
+        if ((!o->stage_mask || (o->stage_mask & (1u << s))) && (!graded || graded[s]) &&
+            (!o->quick || spec->work(s, size) <= RUNNER_QUICK_WORK))
             return 1;
     return 0;
 }
@@ -1060,7 +1060,7 @@ static int run_suites(session *g)
         sass_begin(&g->sass[i], spec, g->libs[i]);
         tm_start(TM_INPUTS);
         for (int size = 0; spec->pregenerate && size < spec->n_sizes; size++)
-            if (size_graded(spec, size, o) &&
+            if (size_graded(spec, size, o, graded_mask(&g->lc, spec)) &&
                 spec->pregenerate(size, runner_size_seed(o->seed, 0, size),
                                   size_timed(spec, size) ? 2 : 1) != 0) {
                 progress_stop();
