@@ -169,7 +169,8 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
 {
     for (int s = 0; s < spec->n_stages; s++) {
         stages[s] = spec->stages[s];
-        rules[s] = (stage_rules){1, spec->stages[s].technique_required, 0};
+        rules[s] = (stage_rules){.graded = 1,
+                                 .technique_required = spec->stages[s].technique_required};
         const int at = lab_position(spec->number);
         if (!c || at < 0)
             continue;
@@ -178,8 +179,10 @@ void config_apply(const grade_config *c, const lab_spec *spec, lab_stage *stages
             stages[s].points_correct = o->points_correct;
         if (o->has_points_speed)
             stages[s].points_speed = o->points_speed;
-        if (o->has_min_speedup)
+        if (o->has_min_speedup) {
             stages[s].min_speedup = o->min_speedup;
+            stages[s].min_speedup_per_sm = 0; /* it holds on any SM count */
+        }
         if (o->has_min_ceiling)
             stages[s].min_ceiling = o->min_ceiling;
         if (o->has_graded)

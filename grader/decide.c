@@ -98,6 +98,26 @@ verdict decide_speed(const lab_spec *spec, int stage, const test_record *rec, ch
     return V_PASS;
 }
 
+/* ---- in the parent, before the tests ---- */
+
+double decide_min_speedup(const lab_stage *st, int sms)
+{
+    if (st->min_speedup_per_sm <= 0 || sms <= 0)
+        return st->min_speedup;
+    double need = st->min_speedup_per_sm * sms;
+    if (need >= st->min_speedup)
+        return st->min_speedup;
+    return need < DECIDE_SPEEDUP_FLOOR ? 0 : need;
+}
+
+int decide_min_sms(const lab_stage *st)
+{
+    int sms = 1;
+    while (sms < 100000 && decide_min_speedup(st, sms) == 0)
+        sms++;
+    return sms;
+}
+
 /* ---- in the parent, after the tests ---- */
 
 static const char *phase_text(int phase)

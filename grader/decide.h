@@ -52,6 +52,22 @@ verdict decide_timing(const lab_spec *spec, int stage, const test_record *rec, i
 verdict decide_speed(const lab_spec *spec, int stage, const test_record *rec, char *msg,
                      size_t n);
 
+/* ---- in the parent, before the tests ---- */
+
+/* No stage is graded on a speedup below this: a copy of its base measures
+ * about 1.0x. */
+#define DECIDE_SPEEDUP_FLOOR 1.10
+
+/* The speedup stage st needs on a GPU (or in a --sms run) of sms SMs: its
+ * min_speedup; for a stage whose gain grows with the SM count
+ * (min_speedup_per_sm), the smaller of that and min_speedup_per_sm x sms.
+ * 0 when that is below DECIDE_SPEEDUP_FLOOR: on so few SMs a correct stage
+ * cannot be told from its base by speed, so its speed is not graded. */
+double decide_min_speedup(const lab_stage *st, int sms);
+
+/* The fewest SMs on which stage st's speed is graded (1 for any count). */
+int decide_min_sms(const lab_stage *st);
+
 /* ---- in the parent, after the tests ---- */
 
 /* Folds what Check saw (its result type and message) into the record: a

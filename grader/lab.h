@@ -44,6 +44,12 @@ typedef struct lab_stage {
     double min_speedup;  /* over the faster of the base stages */
     int base[LAB_MAX_BASES]; /* the earlier stages it must beat: set with LAB_BASES */
     int n_base;          /* how many; 0: none (held to its ceiling alone, if graded) */
+    double min_speedup_per_sm; /* for a stage that spreads over the whole GPU what its base
+                                  does on one SM (lab 2 stage 1 against one block), so that its
+                                  gain grows with the SM count: on S SMs it needs the smaller of
+                                  min_speedup and this x S, and where that is below 1.10 its
+                                  speed is reported, not graded (decide_min_speedup). A config's
+                                  min_speedup replaces both. 0: min_speedup on any GPU */
     double min_ceiling;  /* fraction of the ceiling it must also reach; 0 = none */
     const char *ceiling; /* its own ceiling's name when the lab has several; NULL: the lab's */
     int timed_at;        /* set with LAB_TIMED_AT(size) where its speed is graded at another

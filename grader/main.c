@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,57 @@ static unsigned gate_by_capability(lab_configs *lc, const lab_spec *spec, const 
     return gated;
 }
 
+/* Stages whose gain grows with the SM count (min_speedup_per_sm) need less
+ * on a GPU, or in a --sms run, with fewer SMs than the table's threshold
+ * assumes, and on too few their speed is reported, not graded (no points
+ * either way). Returns the stages changed as a mask; *ungraded gets those
+ * whose speed is not graded. */
+static unsigned scale_by_sms(lab_configs *lc, const lab_spec *spec, int sms, unsigned *ungraded)
+{
+    int i = config_slot(spec);
+    unsigned changed = 0;
+    *ungraded = 0;
+    if (i < 0 || spec->stages != lc->stages[i])
+        return 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        lab_stage *st = &lc->stages[i][s];
+        if (!lc->graded[i][s] || st->points_speed == 0 || st->min_speedup_per_sm <= 0)
+            continue;
+        double need = decide_min_speedup(st, sms);
+        if (need == st->min_speedup)
+            continue;
+        changed |= 1u << s;
+        if (need > 0) {
+            st->min_speedup = need;
+        } else {
+            st->points_speed = 0;
+            *ungraded |= 1u << s;
+        }
+    }
+    return changed;
+}
+
+/* What scale_by_sms changed, said under the run's header. */
+static void say_scaled(const lab_spec *spec, const lab_spec *table, unsigned changed,
+                       unsigned ungraded, int sms)
+{
+    for (int s = 0; s < spec->n_stages; s++) {
+        if (!(changed & (1u << s)))
+            continue;
+        const lab_stage *st = &spec->stages[s], *built = &table->stages[s];
+        printf("  lab %d stage %d: its gain over stage %d grows with the number of SMs, ",
+               spec->number, s, st->base[0]);
+        if (ungraded & (1u << s))
+            printf("and %d SMs are too few to tell it from stage %d by speed: its speed is "
+                   "reported, not graded (from %d SMs up), no points lost\n",
+                   sms, st->base[0], decide_min_sms(built));
+        else
+            printf("so on %d SMs it needs %.2fx (%.2fx per SM; %.2fx on %d or more)\n", sms,
+                   st->min_speedup, built->min_speedup_per_sm, built->min_speedup,
+                   (int)ceil(built->min_speedup / built->min_speedup_per_sm));
+    }
+}
+
 static void not_available(const lab_spec *spec, lab_results *res, unsigned gated,
                           const devinfo *dev)
 {
@@ -328,6 +380,11 @@ static void list_labs(lab_configs *lc, const grade_config *c)
                 if (st->min_ceiling > 0)
                     printf(", and >= %.0f%% of %s", 100.0 * st->min_ceiling,
                            lab_ceiling_name(spec, s));
+                if (st->min_speedup_per_sm > 0)
+                    printf(" (%.2fx per SM on fewer than %d SMs; not graded on fewer than %d)",
+                           st->min_speedup_per_sm,
+                           (int)ceil(st->min_speedup / st->min_speedup_per_sm),
+                           decide_min_sms(st));
             } else if (st->given) {
                 printf("  (given; timed for reference)");
             } else {
@@ -718,6 +775,7 @@ typedef struct session {
     char libs[OPT_MAX_LABS][PATH_MAX + 64];
     const char *lib_names[OPT_MAX_LABS];
     unsigned gated[OPT_MAX_LABS]; /* stages this GPU cannot grade */
+    unsigned scaled[OPT_MAX_LABS], scaled_out[OPT_MAX_LABS]; /* scale_by_sms */
     int n_gated;                  /* labs with such stages */
     devinfo dev;
     char dev_line[512];
@@ -941,6 +999,10 @@ static int probe_device(session *g)
         if (o->stage_mask)
             g->gated[i] &= o->stage_mask;
         g->n_gated += g->gated[i] != 0;
+        g->scaled[i] = scale_by_sms(&g->lc, g->specs[i], g->dev.sms_used ? g->dev.sms_used : g->dev.sms,
+                                    &g->scaled_out[i]);
+        if (o->stage_mask)
+            g->scaled[i] &= o->stage_mask;
     }
     if (g->n_gated) /* what a payload written without a grade may count: not those stages */
         remember_asked(&g->fb, &g->lc, g->specs, g->n, o, 1);
@@ -997,6 +1059,11 @@ static void print_header(session *g)
     }
     if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    const int sms = g->dev.sms_used ? g->dev.sms_used : g->dev.sms;
+    for (int i = 0; i < g->n; i++)
+        if (g->scaled[i])
+            say_scaled(g->specs[i], lab_table[lab_position(g->specs[i]->number)], g->scaled[i],
+                       g->scaled_out[i], sms);
 }
 
 /* The results page, and one Check suite per lab in one runner. */

@@ -37,6 +37,13 @@ START_TEST(settings_apply)
     /* Untouched settings keep the built-in table. */
     ck_assert_double_eq(st[5].min_speedup, lab_transpose.stages[5].min_speedup);
     ck_assert_str_eq(st[5].symbol, "transpose_vectorized");
+    /* A threshold the config sets holds on any SM count. */
+    ck_assert_int_eq(parse_text("lab2.s1.min_speedup = 2.5\n"), 0);
+    config_apply(&cfg, &lab_reduce, st, rules);
+    ck_assert_double_eq_tol(st[1].min_speedup, 2.5, 1e-12);
+    ck_assert_double_eq(st[1].min_speedup_per_sm, 0);
+    config_apply(NULL, &lab_reduce, st, rules);
+    ck_assert(st[1].min_speedup_per_sm > 0);
     /* No config: the built-in table. */
     config_apply(NULL, &lab_transpose, st, rules);
     ck_assert_double_eq(st[3].min_speedup, lab_transpose.stages[3].min_speedup);

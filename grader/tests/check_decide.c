@@ -160,6 +160,27 @@ static test_record running(int phase)
     return t;
 }
 
+/* A stage whose base runs on one SM (lab 2 stage 1): its threshold follows
+ * the SM count up to the table's, and on too few SMs it is not graded. */
+START_TEST(speedup_that_follows_the_sm_count)
+{
+    const lab_stage one_block = {.min_speedup = 3.0, .min_speedup_per_sm = 0.07};
+    ck_assert_double_eq_tol(decide_min_speedup(&one_block, 132), 3.0, 1e-12);
+    ck_assert_double_eq_tol(decide_min_speedup(&one_block, 43), 3.0, 1e-12);
+    ck_assert_double_eq_tol(decide_min_speedup(&one_block, 42), 2.94, 1e-9);
+    ck_assert_double_eq_tol(decide_min_speedup(&one_block, 40), 2.8, 1e-9);
+    ck_assert_double_eq_tol(decide_min_speedup(&one_block, 16), 1.12, 1e-9);
+    /* 15 x 0.07 = 1.05: below the floor, where a copy of the base could pass. */
+    ck_assert_double_eq(decide_min_speedup(&one_block, 15), 0);
+    ck_assert_double_eq(decide_min_speedup(&one_block, 1), 0);
+    ck_assert_int_eq(decide_min_sms(&one_block), 16);
+    /* Any other stage: its threshold on any count; an unknown count changes nothing. */
+    ck_assert_double_eq_tol(decide_min_speedup(&stages[1], 4), 1.5, 1e-12);
+    ck_assert_int_eq(decide_min_sms(&stages[1]), 1);
+    ck_assert_double_eq_tol(decide_min_speedup(&one_block, 0), 3.0, 1e-12);
+}
+END_TEST
+
 START_TEST(after_check_keeps_checks_word)
 {
     test_record t = running(PHASE_RUN);
@@ -326,6 +347,7 @@ Suite *make_decide_suite(void)
     tcase_add_test(tc, speed_over_a_base);
     tcase_add_test(tc, speed_over_a_base_and_a_share_of_the_ceiling);
     tcase_add_test(tc, speed_against_the_ceiling_alone);
+    tcase_add_test(tc, speedup_that_follows_the_sm_count);
     tcase_add_test(tc, after_check_keeps_checks_word);
     tcase_add_test(tc, not_available_names_both_capabilities);
     tcase_add_test(tc, not_available_above_max_cc);

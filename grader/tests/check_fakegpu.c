@@ -101,7 +101,7 @@ START_TEST(lab1_right_stages_pass)
     SKIP_UNLESS_READY();
     int rc = fake_grade("lab1", "good", "--quick", NULL, NULL, NULL);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    HAS("GPU:  Fake GPU (host memory), compute capability 9.0, 4 SMs");
+    HAS("GPU:  Fake GPU (host memory), compute capability 9.0, 132 SMs");
     HAS("seed: 0x5eed (replay with --seed 0x5eed)");
     HAS("stage 5  4x4 per thread, float4 access      correct");
     HAS("100%: Checks: 6, Failures: 0, Errors: 0");
@@ -265,6 +265,48 @@ START_TEST(lab2_sums)
 }
 END_TEST
 
+/* Lab 2 stage 1 is measured against one block, which runs on one SM: on a
+ * GPU with fewer SMs it needs less (0.07x per SM), on too few its speed is
+ * not graded and its points are not counted; a config's threshold holds on
+ * any count. */
+START_TEST(a_threshold_that_follows_the_sm_count)
+{
+    SKIP_UNLESS_READY();
+    setenv("FAKEGPU_SMS", "32", 1);
+    int rc = small_grade("lab2", "good");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("32 SMs, 1 MB L2");
+    HAS("lab 2 stage 1: its gain over stage 0 grows with the number of SMs, so on 32 SMs it "
+        "needs 2.24x (0.07x per SM; 3.00x on 43 or more)");
+    HAS("  1  interleaved, divergent             yes                      0     6.7%  4.00x over "
+        "0     2.24x   15/15");
+    HAS("Score: 110/110");
+
+    setenv("FAKEGPU_SMS", "12", 1);
+    rc = small_grade("lab2", "good");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("12 SMs are too few to tell it from stage 0 by speed: its speed is reported, not graded "
+        "(from 16 SMs up), no points lost");
+    HAS("  1  interleaved, divergent             yes                      0     6.7%  -          "
+        "          -   10/10");
+    HAS("Score: 105/105");
+
+    char cfg[] = "/tmp/cudalabs-sms-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    const char *text = "lab2.s1.min_speedup = 5\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    setenv("FAKEGPU_SMS", "32", 1);
+    rc = grade_with(root_small, "lab2", "good", "--config", cfg, NULL, NULL);
+    unsetenv("FAKEGPU_SMS");
+    unlink(cfg);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_ptr_null(strstr(out, "grows with the number of SMs"));
+    HAS("4.00x over stage 0 (one block (given)); this stage needs 5.00x.");
+}
+END_TEST
+
 /* The speed tests: a lab graded by grade-small with one of its C libraries
  * (grader/tests/fakegpu/lab<N>.c), its exit status, and what its output
  * must hold (verdicts, messages, figures and the score). */
@@ -407,6 +449,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab1_one_stage_json);
     tcase_add_test(tc, lab2_sums);
     tcase_add_test(tc, a_stage_timed_at_its_own_size);
+    tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
     tcase_set_timeout(cc, 30); /* nothing is graded: a lab that made its inputs anyway would not fit */

@@ -542,6 +542,20 @@ static int check_threshold(const lab_spec *l, const char *file, const tokens *ts
         return i + 1;
     }
     int matched = -1;
+    /* "0.07x per SM": a threshold that follows the SM count (min_speedup_per_sm) */
+    if (is_word(ts, i + 1, "per") && is_word(ts, i + 2, "sm")) {
+        for (int k = 0; k < l->n_stages && matched < 0; k++)
+            if ((s < 0 || k == s) && l->stages[k].min_speedup_per_sm > 0 &&
+                fabs(num_val(q->v) - l->stages[k].min_speedup_per_sm) < 1e-9)
+                matched = k;
+        if (matched < 0)
+            mismatch(f, "%s:%d: threshold %s per SM matches no min_speedup_per_sm of grader/labs/%s.c\n",
+                     file, q->line, v, l->name);
+        else
+            note(f, "%s:%d: threshold %s per SM -> lab %d stage %d min_speedup_per_sm %.2f\n", file,
+                 q->line, v, l->number, matched, l->stages[matched].min_speedup_per_sm);
+        return i + 3;
+    }
     if (s >= 0 && fabs(num_val(q->v) - l->stages[s].min_speedup) < 1e-9)
         matched = s;
     for (int k = 0; s < 0 && k < l->n_stages && matched < 0; k++)

@@ -82,6 +82,14 @@ static void fake_cc(int *major, int *minor)
     *minor = cc % 10;
 }
 
+/* The SMs it claims: an H200's 132, or FAKEGPU_SMS, for the thresholds that
+ * follow the SM count. */
+static int fake_sms(void)
+{
+    const char *v = getenv("FAKEGPU_SMS");
+    return v && atoi(v) > 0 ? atoi(v) : 132;
+}
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
     if (device != 0)
@@ -89,7 +97,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "Fake GPU (host memory)");
     fake_cc(&p->major, &p->minor);
-    p->multiProcessorCount = 4;
+    p->multiProcessorCount = fake_sms();
     p->l2CacheSize = 1 << 20;
     p->maxThreadsPerBlock = 1024;
     p->sharedMemPerBlock = 48 << 10;
@@ -107,7 +115,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         *value = 1 << 20;
         break;
     case cudaDevAttrMultiProcessorCount:
-        *value = 4;
+        *value = fake_sms();
         break;
     case cudaDevAttrComputeCapabilityMajor: {
         int minor;
