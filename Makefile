@@ -144,12 +144,21 @@ CEILING_LIBS := $(foreach l,$(CEILING_LABS),build/ceilings/lab$(call lab_num,$(l
 CEILING_LINK_gemm := -lcublas
 CEILING_LINK_conv := -lcublas
 CEILING_LINK_hopper := -lcublas
+# The given stages, timed from the course's copy and never from the
+# submission (which could slow them to inflate the next stage's speedup):
+# build/ceilings/labN-given.so from grader/given/<name>_given.cu, which
+# grader/integrity protects and a test holds equal to the skeleton's given
+# code. Built for the lab's own architectures; it includes its header by path.
+GIVEN_LABS := $(foreach l,$(LABS),$(if $(wildcard grader/given/$(call lab_name,$(l))_given.cu),$(l)))
+$(foreach l,$(GIVEN_LABS),$(eval CEILING_SRC_lab$(call lab_num,$(l))-given := grader/given/$(call lab_name,$(l))_given.cu))
+$(foreach l,$(GIVEN_LABS),$(eval build/ceilings/lab$(call lab_num,$(l))-given.so: CEILING_GENCODE := $(call lab_gencode,$(call lab_name,$(l)))))
+CEILING_LIBS += $(foreach l,$(GIVEN_LABS),build/ceilings/lab$(call lab_num,$(l))-given.so)
 CUDNN_H := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h))
 # Prerequisites are expanded a second time from here on: $$* is the stem.
 .SECONDEXPANSION:
 build/ceilings/%.so: $$(CEILING_SRC_$$*) | check-nvcc
 	@mkdir -p build/ceilings
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d -o $@ $< $(CEILING_LINK_$(basename $(notdir $<)))
+	$(NVCC) $(NVCC_OPT) $(or $(CEILING_GENCODE),$(GENCODE)) $(NVCC_LIB) -Xlinker -z,relro,-z,now -MMD -MP -MF $@.d -o $@ $< $(CEILING_LINK_$(basename $(notdir $<)))
 
 # Every lab's reference library, and the grader's own kernels, at once (Gradescope's setup builds them once).
 .PHONY: ceilings
@@ -230,7 +239,7 @@ FAKEGPU_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -
 # The stage libraries: $(FAKEGPU)/lab<N>-<variant>.so from lab<N>.c with
 # -DLAB<N>_<VARIANT>; the ceilings: root/build/ceilings/lab<N>.so from
 # <name>_ceiling.c, <name> being FAKEGPU_CEILING_<N>.
-FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 3-good 3-faults 4-good 4-faults 5-good 5-faults 6-good 6-faults 7-good 7-faults
+FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 2-slowgiven 3-good 3-faults 4-good 4-faults 5-good 5-faults 6-good 6-faults 7-good 7-faults
 FAKEGPU_CEILING_2 := reduce
 FAKEGPU_CEILING_3 := shuffle
 FAKEGPU_CEILING_4 := gemm
@@ -239,7 +248,12 @@ FAKEGPU_CEILING_6 := conv
 FAKEGPU_CEILING_7 := hopper
 FAKEGPU_LIBS := $(FAKEGPU)/grade-small $(FAKEGPU)/$(CUDART_SONAME) $(FAKEGPU)/root/build/ceilings/devcheck.so \
                 $(patsubst FAKEGPU_CEILING_%,$(FAKEGPU)/root/build/ceilings/lab%.so,$(filter FAKEGPU_CEILING_%,$(.VARIABLES))) \
-                $(foreach v,$(FAKEGPU_STAGES),$(FAKEGPU)/lab$(v).so)
+                $(foreach v,$(FAKEGPU_STAGES),$(FAKEGPU)/lab$(v).so) \
+                $(foreach l,$(LABS),$(FAKEGPU)/root/build/ceilings/lab$(call lab_num,$(l))-given.so)
+# The course's copy of each lab's given stages: its good library.
+$(FAKEGPU)/root/build/ceilings/lab%-given.so: $(FAKEGPU)/lab%-good.so
+	@mkdir -p $(dir $@)
+	cp -f $< $@
 $(FAKEGPU)/$(CUDART_SONAME): grader/tests/fakegpu/cudart.c grader/tests/fakegpu/fakegpu.h
 	@mkdir -p $(dir $@)
 	@echo '$(CUDART_SONAME) { global: *; };' > $(FAKEGPU)/cudart.map

@@ -62,3 +62,29 @@ int ceiling_load(const char *name, const char *const *symbols, void **fns, int n
     }
     return 0;
 }
+
+void *given_open(int lab, char *err, size_t errn)
+{
+    char name[32], path[PATH_MAX + 64];
+    snprintf(name, sizeof name, "lab%d-given", lab);
+    *err = '\0';
+    if (ceiling_path(name, path, sizeof path, err, errn) != 0)
+        return NULL;
+    if (access(path, F_OK) != 0) {
+        snprintf(err, errn, "%s, the course's copy of lab %d's given stages, is not built: run "
+                            "make lab%d", path, lab, lab);
+        return NULL;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        snprintf(err, errn, "cannot load the given stages' library %s (%s): run make again to "
+                            "build it", path, dlerror());
+    return lib;
+}
+
+int given_built(int lab)
+{
+    char name[32], path[PATH_MAX + 64], err[64];
+    snprintf(name, sizeof name, "lab%d-given", lab);
+    return ceiling_path(name, path, sizeof path, err, sizeof err) == 0 && access(path, R_OK) == 0;
+}

@@ -17,4 +17,15 @@ int ceiling_load(const char *name, const char *const *symbols, void **fns, int n
  * library did. 0, or -1 with the reason in err (the grader's fault). */
 int ceiling_preload(int lab, char *err, size_t errn);
 
+/* The course's copy of lab `lab`'s given stages, build/ceilings/labN-given.so
+ * beside the grader (built from grader/given/): the grader times the given
+ * stages from it, never from the submission. In a grading child, before the
+ * lab library is loaded: its handle, or NULL with err saying why (not built,
+ * or not loadable: the grader's fault, a SETUP ERROR). */
+void *given_open(int lab, char *err, size_t errn);
+
+/* In the parent: 1 when lab `lab`'s given stages are built (given_open will
+ * find them), 0 when not. */
+int given_built(int lab);
+
 #endif

@@ -151,8 +151,9 @@ typedef struct lab_spec {
     size_t (*held)(int size, uint64_t *digest);
     /* Child side, optional: the lab library, once loaded, before any setup,
      * for a lab whose stages are more than one function (lab 5: setup, run,
-     * teardown), which looks the others up itself. */
-    void (*use_library)(void *lib);
+     * teardown), which looks the others up itself: lib for its stages, given
+     * for its given stages (the course's copy; lib itself when not built). */
+    void (*use_library)(void *lib, void *given);
     /* Child side, CUDA allowed. All return 0 on success; on failure they fill out. */
     int (*setup)(lab_ctx **ctx, int stage, int size, uint64_t seed, int variants,
                  check_outcome *out);
@@ -172,6 +173,21 @@ typedef struct lab_spec {
     int (*check)(lab_ctx *ctx, int stage, int variant, int full, check_outcome *out);
     void (*teardown)(lab_ctx *ctx);
 } lab_spec;
+
+/* The first given stage of spec (complete in the skeleton), or -1. */
+static inline int lab_first_given(const struct lab_spec *spec)
+{
+    for (int s = 0; s < spec->n_stages; s++)
+        if (spec->stages[s].given)
+            return s;
+    return -1;
+}
+
+/* Whether spec has a given stage. */
+static inline int lab_has_given(const struct lab_spec *spec)
+{
+    return lab_first_given(spec) >= 0;
+}
 
 /* How many times the ceiling a stage may run at before it is IMPOSSIBLE. */
 static inline double lab_impossible_over(const lab_spec *spec)

@@ -22,6 +22,7 @@
 
 #include "../common/rng.h"
 #include "analytics.h"
+#include "ceiling.h"
 #include "chart.h"
 #include "config.h"
 #include "decide.h"
@@ -1059,6 +1060,12 @@ static void print_header(session *g)
     }
     if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    for (int i = 0; i < g->n; i++)
+        if (lab_has_given(g->specs[i]) && !given_built(g->specs[i]->number))
+            printf("  lab %d: the course's copy of its given stages (build/ceilings/lab%d-given.so), "
+                   "which the grader runs in place of yours, is not built: run make lab%d (its "
+                   "tests stop with SETUP ERROR until then)\n",
+                   g->specs[i]->number, g->specs[i]->number, g->specs[i]->number);
     const int sms = g->dev.sms_used ? g->dev.sms_used : g->dev.sms;
     for (int i = 0; i < g->n; i++)
         if (g->scaled[i])

@@ -128,6 +128,7 @@ static void finish_outcome(test_record *rec, const check_outcome *o)
 
 typedef struct child_env {
     void *lib;
+    void *given; /* the course's copy of the given stages (given_open), or NULL */
     cudaStream_t stream;
     gpu_timer timer;
     l2_flusher flush;
@@ -223,6 +224,10 @@ static void on_rejected(const char *what, const char *syscall_name)
 #endif
 }
 
+/* An address in the course's copy of the given stages (given_open), once
+ * loaded: its image is guarded like the grader's own. */
+static const void *given_image;
+
 int runner_sandbox_child(test_record *rec, char *err, size_t errn)
 {
     sandbox_spec sb;
@@ -234,6 +239,8 @@ int runner_sandbox_child(test_record *rec, char *err, size_t errn)
     }
     if (results_sealed_region(&page, &bytes) == 0)
         sandbox_add_range(&sb, page, bytes, "the grader's results page");
+    if (given_image)
+        sandbox_add_object(&sb, given_image, "the course's copy of the given stages");
     int fd;
     uintptr_t ip;
     uint64_t offset, record;
@@ -306,6 +313,12 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
+    if (lab_has_given(run->spec)) {
+        env->given = given_open(run->spec->number, why, sizeof why);
+        if (!env->given)
+            finish(rec, V_SETUP_ERROR, "%s", why);
+        given_image = dlsym(env->given, run->spec->stages[lab_first_given(run->spec)].symbol);
+    }
     child_sandbox(run, rec);
     library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
     env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
@@ -317,16 +330,28 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
 
 /* Hands the lab library to a spec whose stages are more than one function
  * (lab 5: setup, run, teardown). */
-static void give_library(const lab_spec *spec, void *lib)
+static void give_library(const lab_spec *spec, void *lib, void *given)
 {
     if (spec->use_library)
-        spec->use_library(lib);
+        spec->use_library(lib, given ? given : lib);
 }
 
+/* Stage `stage`'s function: a given stage's from the course's copy when it
+ * is built, so that a submission cannot slow it; every other from the lab
+ * library. */
 static void *stage_fn(grade_run *run, test_record *rec, child_env *env, int stage)
 {
-    give_library(run->spec, env->lib);
+    give_library(run->spec, env->lib, env->given);
     const char *sym = run->spec->stages[stage].symbol;
+    if (run->spec->stages[stage].given) {
+        void *fn = dlsym(env->given, sym);
+        if (!fn)
+            finish(rec, V_SETUP_ERROR,
+                   "the course's copy of the given stages has no function %s() (stage %d): run "
+                   "make again",
+                   sym, stage);
+        return fn;
+    }
     void *fn = dlsym(env->lib, sym);
     if (!fn)
         finish(rec, V_SETUP_ERROR, "the lab library has no function %s() (stage %d)", sym, stage);
@@ -932,7 +957,7 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
                  handle ? "no such function" : dlerror());
         return -1;
     }
-    give_library(spec, handle);
+    give_library(spec, handle, NULL);
     const int size = lab_timed_size(spec, stage);
     char sz[128];
     spec->size_text(size, sz, sizeof sz);

@@ -638,6 +638,35 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 1; /* the first object is the executable */
 }
 
+/* The object whose image holds find->lo (dl_iterate_phdr): its image into
+ * find, found set. */
+typedef struct object_find {
+    uintptr_t at;
+    sandbox_range image;
+    int found;
+} object_find;
+
+static int holding_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    object_find *f = arg;
+    sandbox_range r = {0, 0, NULL};
+    first_object(info, size, &r);
+    if (f->at < r.lo || f->at >= r.hi)
+        return 0;
+    f->image = r;
+    f->found = 1;
+    return 1;
+}
+
+int sandbox_add_object(sandbox_spec *s, const void *p, const char *what)
+{
+    object_find f = {.at = (uintptr_t)p};
+    dl_iterate_phdr(holding_object, &f);
+    if (!f.found)
+        return -1;
+    return sandbox_add_range(s, (const void *)f.image.lo, f.image.hi - f.image.lo, what);
+}
+
 int sandbox_add_range(sandbox_spec *s, const void *p, size_t bytes, const char *what)
 {
     if (s->n_ranges >= SANDBOX_MAX_RANGES || !p || bytes == 0)

@@ -51,6 +51,10 @@ void sandbox_guard_results(sandbox_spec *s, int fd, uint64_t ip, uint64_t offset
  * image of the executable (every PT_LOAD segment, found with
  * dl_iterate_phdr). 0, or -1 when the image was not found. */
 int sandbox_prepare(sandbox_spec *s);
+/* Adds the whole image of the loaded object that holds address p (a
+ * library's code and data) to the guarded ranges. 0, or -1 when no object
+ * holds p or no range is left. */
+int sandbox_add_object(sandbox_spec *s, const void *p, const char *what);
 /* Adds [p, p + bytes), rounded out to pages, to the guarded ranges. */
 int sandbox_add_range(sandbox_spec *s, const void *p, size_t bytes, const char *what);
 

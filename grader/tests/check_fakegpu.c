@@ -307,6 +307,35 @@ START_TEST(a_threshold_that_follows_the_sm_count)
 }
 END_TEST
 
+/* The given stages are timed from the course's copy beside the grader
+ * (root/build/ceilings/lab2-given.so, here lab 2's good library), not from
+ * the submission: one that slows its given stage 0 and hands in stage 0's
+ * code as stage 1 gets 1.00x. Without the copy nothing falls back to the
+ * submission's: the header says so and the tests are SETUP ERROR (the
+ * grader's side, never charged). */
+START_TEST(given_stages_from_the_course_copy)
+{
+    SKIP_UNLESS_READY();
+    int rc = small_grade("lab2", "slowgiven");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("1.00x over stage 0 (one block (given)); this stage needs 3.00x.");
+    ck_assert_ptr_null(strstr(out, "is not built"));
+
+    char given[700], off[720];
+    snprintf(given, sizeof given, "%s/root/build/ceilings/lab2-given.so", libdir);
+    snprintf(off, sizeof off, "%s.off", given);
+    ck_assert_int_eq(rename(given, off), 0);
+    rc = small_grade("lab2", "slowgiven");
+    ck_assert_int_eq(rename(off, given), 0);
+    ck_assert_msg(rc != 0, "exit %d:\n%s", rc, out);
+    HAS("lab 2: the course's copy of its given stages (build/ceilings/lab2-given.so), which the "
+        "grader runs in place of yours, is not built: run make lab2");
+    HAS("lab2-given.so, the course's copy of lab 2's given stages, is not built: run make lab2");
+    HAS("SETUP ERROR");
+    ck_assert_ptr_null(strstr(out, "4.00x"));
+}
+END_TEST
+
 /* The speed tests: a lab graded by grade-small with one of its C libraries
  * (grader/tests/fakegpu/lab<N>.c), its exit status, and what its output
  * must hold (verdicts, messages, figures and the score). */
@@ -450,6 +479,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab2_sums);
     tcase_add_test(tc, a_stage_timed_at_its_own_size);
     tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
+    tcase_add_test(tc, given_stages_from_the_course_copy);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
     tcase_set_timeout(cc, 30); /* nothing is graded: a lab that made its inputs anyway would not fit */

@@ -94,6 +94,63 @@ START_TEST(every_lab_has_its_files)
 }
 END_TEST
 
+/* The course's copy of each lab's given stages (grader/given/<name>_given.cu,
+ * timed in place of the submission's): every paragraph below its opening
+ * comment and include is the skeleton's, word for word and in order, and it
+ * defines every given stage of the lab. */
+START_TEST(given_stages_copy_the_skeleton)
+{
+    static char given[256 * 1024], skeleton[256 * 1024];
+    for (int i = 0; i < lab_count; i++) {
+        const lab_spec *spec = lab_table[i];
+        char path[160], sk[160];
+        snprintf(path, sizeof path, "grader/given/%s_given.cu", spec->name);
+        snprintf(sk, sizeof sk, "labs/%s/%s.cu", spec->dir, spec->name);
+        int has_given = 0;
+        for (int s = 0; s < spec->n_stages; s++)
+            has_given |= spec->stages[s].given;
+        if (!has_given)
+            continue;
+        ck_assert_msg(read_text(path, given, sizeof given) == 0,
+                      "lab %d has given stages but no %s", spec->number, path);
+        ck_assert_int_eq(read_text(sk, skeleton, sizeof skeleton), 0);
+        for (int s = 0; s < spec->n_stages; s++) {
+            if (!spec->stages[s].given)
+                continue;
+            char def[96]; /* lab 5's stages are <base>_setup, _run, _teardown: the run names them */
+            snprintf(def, sizeof def, " %s(", spec->stages[s].symbol);
+            ck_assert_msg(strstr(given, def), "%s does not define %s(), given stage %d", path,
+                          spec->stages[s].symbol, s);
+        }
+        char *p = strstr(given, "\n\n"); /* after the opening comment and the include */
+        ck_assert_msg(p != NULL, "%s: no opening comment", path);
+        const char *from = skeleton; /* the paragraphs come in the skeleton's order */
+        int paragraphs = 0;
+        while (*p) {
+            char *end = strstr(p, "\n\n");
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            char para[16 * 1024];
+            ck_assert_msg(len < sizeof para, "%s: a paragraph of %zu bytes", path, len);
+            memcpy(para, p, len);
+            para[len] = '\0';
+            while (len > 0 && para[len - 1] == '\n')
+                para[--len] = '\0';
+            if (len > 0) {
+                paragraphs++;
+                const char *at = strstr(from, para);
+                ck_assert_msg(at, "%s: this paragraph is not in %s (or not in its order):\n%s",
+                              path, sk, para);
+                from = at + len;
+            }
+            p += len;
+            while (*p == '\n')
+                p++;
+        }
+        ck_assert_msg(paragraphs >= 3, "%s: %d paragraphs", path, paragraphs);
+    }
+}
+END_TEST
+
 /* make help shows the labs the Makefile read from the list. */
 START_TEST(makefile_reads_the_list)
 {
@@ -219,6 +276,7 @@ Suite *make_lablist_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, registry_follows_the_list);
     tcase_add_test(tc, every_lab_has_its_files);
+    tcase_add_test(tc, given_stages_copy_the_skeleton);
     tcase_add_test(tc, makefile_reads_the_list);
     tcase_add_test(tc, profile_takes_every_lab);
     tcase_add_test(tc, usage_names_the_labs);
