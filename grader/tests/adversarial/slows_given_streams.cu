@@ -1,8 +1,10 @@
 /* Adversarial case (lab 5, slowed given stage): the given heavy job on one
  * stream (stage 4) runs twice per call, and stage 5 is stage 4's code under
  * stage 5's names. Against the submission's slowed copy stage 5 would be
- * 2x its base and pass the 1.3x; against the course's copy it is 1x:
- * caught.
+ * 2x its base and pass the 1.3x; against the course's copy it is 1x. Its
+ * overlap check (none of the copies overlap) catches it first, so this case
+ * mostly holds lab 5's mix of the course's stage 4 (setup, run, teardown)
+ * beside the submission's stage 5 in one test.
  * lab: 5
  * grade-args: --stage 5
  * expect: 5 correctness PASS
