@@ -98,6 +98,34 @@ END_TEST
  * timed in place of the submission's): every paragraph below its opening
  * comment and include is the skeleton's, word for word and in order, and it
  * defines every given stage of the lab. */
+/* The given stage's function `name`, as the skeleton defines it (from its
+ * extern "C" line to the closing brace at the start of a line), is in the
+ * copy word for word: a change to it in the skeleton that the copy lacks
+ * fails here, even one that adds a paragraph. */
+static void check_given_function(const char *path, const char *given, const char *sk,
+                                 const char *skeleton, const char *name, int stage)
+{
+    char def[128];
+    snprintf(def, sizeof def, " %s(", name);
+    const char *at = strstr(skeleton, def);
+    ck_assert_msg(at != NULL, "%s does not define %s() (given stage %d)", sk, name, stage);
+    const char *start = at;
+    while (start > skeleton && start[-1] != '\n')
+        start--;
+    ck_assert_msg(strncmp(start, "extern \"C\"", 10) == 0,
+                  "%s: the first mention of %s() is not its extern \"C\" definition", sk, name);
+    const char *end = strstr(at, "\n}\n");
+    ck_assert_msg(end != NULL, "%s: %s() has no closing brace at the start of a line", sk, name);
+    size_t len = (size_t)(end + 3 - start);
+    char fn[8192];
+    ck_assert_msg(len < sizeof fn, "%s: %s() is %zu bytes", sk, name, len);
+    memcpy(fn, start, len);
+    fn[len] = '\0';
+    ck_assert_msg(strstr(given, fn) != NULL,
+                  "%s: %s(), given stage %d, differs from the skeleton's (%s):\n%s", path, name,
+                  stage, sk, fn);
+}
+
 START_TEST(given_stages_copy_the_skeleton)
 {
     static char given[256 * 1024], skeleton[256 * 1024];
@@ -117,10 +145,19 @@ START_TEST(given_stages_copy_the_skeleton)
         for (int s = 0; s < spec->n_stages; s++) {
             if (!spec->stages[s].given)
                 continue;
-            char def[96]; /* lab 5's stages are <base>_setup, _run, _teardown: the run names them */
-            snprintf(def, sizeof def, " %s(", spec->stages[s].symbol);
-            ck_assert_msg(strstr(given, def), "%s does not define %s(), given stage %d", path,
-                          spec->stages[s].symbol, s);
+            /* Lab 5's stages are three functions, <base>_setup, _run and _teardown. */
+            const char *sym = spec->stages[s].symbol;
+            size_t n = strlen(sym);
+            int three = n > 4 && strcmp(sym + n - 4, "_run") == 0;
+            const char *parts[] = {"_run", "_setup", "_teardown"};
+            for (int k = 0; k < (three ? 3 : 1); k++) {
+                char name[96];
+                if (three)
+                    snprintf(name, sizeof name, "%.*s%s", (int)(n - 4), sym, parts[k]);
+                else
+                    snprintf(name, sizeof name, "%s", sym);
+                check_given_function(path, given, sk, skeleton, name, s);
+            }
         }
         char *p = strstr(given, "\n\n"); /* after the opening comment and the include */
         ck_assert_msg(p != NULL, "%s: no opening comment", path);
