@@ -63,12 +63,19 @@ int ceiling_load(const char *name, const char *const *symbols, void **fns, int n
     return 0;
 }
 
+/* Where lab `lab`'s given stages are built, beside the ceilings. */
+static int given_path(int lab, char *path, size_t n, char *err, size_t errn)
+{
+    char name[32];
+    snprintf(name, sizeof name, "lab%d-given", lab);
+    return ceiling_path(name, path, n, err, errn);
+}
+
 void *given_open(int lab, char *err, size_t errn)
 {
-    char name[32], path[PATH_MAX + 64];
-    snprintf(name, sizeof name, "lab%d-given", lab);
+    char path[PATH_MAX + 64];
     *err = '\0';
-    if (ceiling_path(name, path, sizeof path, err, errn) != 0)
+    if (given_path(lab, path, sizeof path, err, errn) != 0)
         return NULL;
     if (access(path, F_OK) != 0) {
         snprintf(err, errn, "%s, the course's copy of lab %d's given stages, is not built: run "
@@ -84,7 +91,6 @@ void *given_open(int lab, char *err, size_t errn)
 
 int given_built(int lab)
 {
-    char name[32], path[PATH_MAX + 64], err[64];
-    snprintf(name, sizeof name, "lab%d-given", lab);
-    return ceiling_path(name, path, sizeof path, err, sizeof err) == 0 && access(path, R_OK) == 0;
+    char path[PATH_MAX + 64], err[64];
+    return given_path(lab, path, sizeof path, err, sizeof err) == 0 && access(path, R_OK) == 0;
 }

@@ -118,6 +118,13 @@ int decide_min_sms(const lab_stage *st)
     return sms;
 }
 
+int decide_full_sms(const lab_stage *st)
+{
+    if (st->min_speedup_per_sm <= 0)
+        return 1;
+    return (int)ceil(st->min_speedup / st->min_speedup_per_sm);
+}
+
 /* ---- in the parent, after the tests ---- */
 
 static const char *phase_text(int phase)

@@ -68,6 +68,10 @@ double decide_min_speedup(const lab_stage *st, int sms);
 /* The fewest SMs on which stage st's speed is graded (1 for any count). */
 int decide_min_sms(const lab_stage *st);
 
+/* The fewest SMs on which stage st needs its whole min_speedup (1 for a
+ * stage whose threshold does not follow the SM count). */
+int decide_full_sms(const lab_stage *st);
+
 /* ---- in the parent, after the tests ---- */
 
 /* Folds what Check saw (its result type and message) into the record: a

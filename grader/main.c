@@ -322,7 +322,7 @@ static void say_scaled(const lab_spec *spec, const lab_spec *table, unsigned cha
         else
             printf("so on %d SMs it needs %.2fx (%.2fx per SM; %.2fx on %d or more)\n", sms,
                    st->min_speedup, built->min_speedup_per_sm, built->min_speedup,
-                   (int)ceil(built->min_speedup / built->min_speedup_per_sm));
+                   decide_full_sms(built));
     }
 }
 
@@ -384,8 +384,7 @@ static void list_labs(lab_configs *lc, const grade_config *c)
                 if (st->min_speedup_per_sm > 0)
                     printf(" (%.2fx per SM on fewer than %d SMs; not graded on fewer than %d)",
                            st->min_speedup_per_sm,
-                           (int)ceil(st->min_speedup / st->min_speedup_per_sm),
-                           decide_min_sms(st));
+                           decide_full_sms(st), decide_min_sms(st));
             } else if (st->given) {
                 printf("  (given; timed for reference)");
             } else {

@@ -128,7 +128,10 @@ static void finish_outcome(test_record *rec, const check_outcome *o)
 
 typedef struct child_env {
     void *lib;
-    void *given; /* the course's copy of the given stages (given_open), or NULL */
+    void *given; /* the course's copy of the given stages (given_open). In grading, never
+                  * NULL for a lab that has given stages (a missing copy is a SETUP ERROR
+                  * before the library loads); NULL for one that has none
+                  * (--profile-once runs the student's copy, with no child_env) */
     cudaStream_t stream;
     gpu_timer timer;
     l2_flusher flush;

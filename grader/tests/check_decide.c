@@ -174,9 +174,12 @@ START_TEST(speedup_that_follows_the_sm_count)
     ck_assert_double_eq(decide_min_speedup(&one_block, 15), 0);
     ck_assert_double_eq(decide_min_speedup(&one_block, 1), 0);
     ck_assert_int_eq(decide_min_sms(&one_block), 16);
+    /* The whole 3.0x from 43 SMs up (42 x 0.07 = 2.94), as the header says. */
+    ck_assert_int_eq(decide_full_sms(&one_block), 43);
     /* Any other stage: its threshold on any count; an unknown count changes nothing. */
     ck_assert_double_eq_tol(decide_min_speedup(&stages[1], 4), 1.5, 1e-12);
     ck_assert_int_eq(decide_min_sms(&stages[1]), 1);
+    ck_assert_int_eq(decide_full_sms(&stages[1]), 1);
     ck_assert_double_eq_tol(decide_min_speedup(&one_block, 0), 3.0, 1e-12);
 }
 END_TEST
