@@ -303,6 +303,47 @@ START_TEST(graded_inputs_tell_formats)
 }
 END_TEST
 
+/* B read in the wrong layout (as if it were N x K, row-major) on graded
+ * inputs, whose rows of A beyond FP16's range hold the worst errors: the
+ * message points at the layouts, not at FP16, since C is off everywhere.
+ * A kernel whose only fault is FP16's range still hears about FP16. */
+START_TEST(wrong_layout_is_not_blamed_on_fp16)
+{
+    fixture f;
+    char msg[VERDICT_MSG];
+    for (int v = 0; v < 2; v++) {
+        make_graded(&f, 64, 64, 64, 1.0f, v ? 0.5f : 0.0f, 70 + v);
+        const gemm_problem *p = &f.p;
+        for (int i = 0; i < p->M; i++)
+            for (int j = 0; j < p->N; j++) {
+                double t = 0;
+                for (int k = 0; k < p->K; k++)
+                    t += (double)p->A[(size_t)i * p->K + k] * p->B[(size_t)j * p->K + k];
+                float c = (float)(p->alpha * t);
+                if (p->beta != 0.0f)
+                    c += p->beta * p->C0[(size_t)i * p->N + j];
+                f.got[(size_t)i * p->N + j] = c;
+            }
+        for (int tf32 = 0; tf32 < 2; tf32++) {
+            ck_assert_int_eq(gemm_judge(p, f.exact, f.scale, f.got, tf32, msg, sizeof msg), V_WRONG);
+            ck_assert_msg(strstr(msg, "check how each operand is laid out"), "%s", msg);
+            ck_assert_msg(!strstr(msg, "FP16"), "%s", msg);
+        }
+        kernel_on(p, f.got, 32, p->K, 1, FP16_FULL);
+        ck_assert_int_ne(gemm_judge(p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_PASS);
+        ck_assert_msg(strstr(msg, "FP16"), "%s", msg);
+        drop(&f);
+        /* K = 40, not a multiple of 32: a skipped tail could leave C off
+         * everywhere too, so the layouts are not named. */
+        make_graded(&f, 64, 64, 40, 1.0f, 0.0f, 72 + v);
+        kernel_on(&f.p, f.got, 32, 32, 1, F32);
+        ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 0, msg, sizeof msg), V_WRONG);
+        ck_assert_msg(!strstr(msg, "laid out"), "%s", msg);
+        drop(&f);
+    }
+}
+END_TEST
+
 /* A timed call's patch, as gemm.c makes it: a few words of A and of B, about
  * a thousand times their row's (column's) scale; one of A and one of B share
  * a k, so one element of C gets both changes and their product. */
@@ -591,6 +632,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, graded_inputs_have_every_kind);
     tcase_add_loop_test(tc, graded_inputs_tell_formats, 0,
                         (int)(sizeof graded_shapes / sizeof graded_shapes[0]));
+    tcase_add_test(tc, wrong_layout_is_not_blamed_on_fp16);
     tcase_add_test(tc, patched_expectation_is_exact);
     tcase_add_test(tc, patched_expectation_with_collisions);
     tcase_add_loop_test(tc, patched_first_look_agrees, 0, 8);
