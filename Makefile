@@ -204,6 +204,9 @@ build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	@mkdir -p build/adversarial
 	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
 build/adversarial/gemm_calls_cublas.so: ADVERSARIAL_LINK := -lcublas
+# A case named *_hopper is lab 7's: built for sm_90a alone, as the lab is.
+$(addprefix build/adversarial/,$(addsuffix .so,$(filter %_hopper,$(ADVERSARIAL)))): \
+    NVCCFLAGS := $(NVCC_OPT) $(LAB_GENCODE_hopper) $(NVCC_LIB)
 ADVERSARIAL_LIBS := $(addprefix build/adversarial/,$(addsuffix .so,$(ADVERSARIAL)))
 # Libraries the contract check's tests read (grader/tests/check_policy.c).
 build/tests/policy/%.so: grader/tests/policy/%.cu | check-nvcc
@@ -404,7 +407,8 @@ arch_lab = $(if $(call arch_only,$(1),$(2)),$(if $(filter $(1)%,$(call arch_only
 ARCH_SOURCES = $(foreach l,$(LABS),$(call arch_lab,$(1),$(l),labs/lab$(call lab_num,$(l)):labs/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu) \
                   $(call arch_lab,$(1),$(l),solutions/lab$(call lab_num,$(l)):solutions/$(call lab_dir,$(l))/$(call lab_name,$(l)).cu)) \
                 $(foreach c,$(basename $(notdir $(wildcard grader/ceilings/*.cu))),ceilings/$(c):grader/ceilings/$(c).cu:sm_$(1)) \
-                $(foreach a,$(ADVERSARIAL),adversarial/$(a):grader/tests/adversarial/$(a).cu:sm_$(1)) \
+                $(foreach a,$(filter-out %_hopper,$(ADVERSARIAL)),adversarial/$(a):grader/tests/adversarial/$(a).cu:sm_$(1)) \
+                $(foreach a,$(filter %_hopper,$(ADVERSARIAL)),$(if $(filter $(1)%,$(ARCH_ONLY_hopper)),adversarial/$(a):grader/tests/adversarial/$(a).cu:sm_$(ARCH_ONLY_hopper))) \
                 $(foreach c,$(ARCH_CASES),cases/$(c):grader/tests/arch/$(c).cu:sm_$(1))
 # $(1) sm, $(2) kind/name, $(3) source, $(4) target. PTX first (it carries
 # __launch_bounds__ as .maxntid), then ptxas -v on it, as nvcc -cubin would run it.

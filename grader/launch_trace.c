@@ -43,6 +43,39 @@ typedef struct launched_kernel {
 static launched_kernel launched[LAUNCH_TRACE_MAX_NAMES];
 static int n_launched;
 
+/* The audit's count: every launch the runtime accepted since
+ * launch_trace_audit_reset, per kernel (overflow: launches of kernels beyond
+ * the table, which then match nothing). */
+#define MAX_AUDITED 256
+static struct {
+    launched_kernel k;
+    int count;
+} accepted[MAX_AUDITED];
+static int n_accepted, accepted_overflow;
+
+static void note_accepted(cudaKernel_t kernel, const void *fn, cudaError_t err)
+{
+    if (err != cudaSuccess)
+        return;
+    for (int i = 0; i < n_accepted; i++)
+        if (accepted[i].k.handle == kernel && accepted[i].k.fn == fn) {
+            accepted[i].count++;
+            return;
+        }
+    if (n_accepted < MAX_AUDITED) {
+        accepted[n_accepted].k = (launched_kernel){kernel, fn};
+        accepted[n_accepted++].count = 1;
+    } else {
+        accepted_overflow++;
+    }
+}
+
+void launch_trace_audit_reset(void)
+{
+    n_accepted = 0;
+    accepted_overflow = 0;
+}
+
 /* The stream every launch must use while expecting is set, and the first
  * launch, memset or copy seen on another one. */
 static int expecting;
@@ -145,7 +178,10 @@ static cudaError_t forward_launch(launch_fn *real, const char *name, cudaKernel_
     }
     note_launch(kernel, NULL);
     note_stream("a kernel launch", kernel, NULL, stream, strstr(name, "_ptsz") != NULL);
-    return *real ? (*real)(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    cudaError_t err =
+        *real ? (*real)(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    note_accepted(kernel, NULL, err);
+    return err;
 }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
@@ -207,7 +243,9 @@ static cudaError_t public_launch(const char *name, const void *fn, dim3 grid, di
     launches++;
     note_launch(NULL, fn);
     note_stream(name, NULL, fn, stream, strstr(name, "_ptsz") != NULL);
-    return real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    cudaError_t err = real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    note_accepted(NULL, fn, err);
+    return err;
 }
 
 #define PUBLIC_LAUNCH(name)                                                                        \
@@ -234,7 +272,10 @@ static cudaError_t launch_ex(launch_ex_fn real, const char *name, const cudaLaun
         note_launch(NULL, fn);
         note_stream(name, NULL, fn, config->stream, strstr(name, "_ptsz") != NULL);
     }
-    return real ? real(config, fn, args) : cudaErrorNotSupported;
+    cudaError_t err = real ? real(config, fn, args) : cudaErrorNotSupported;
+    if (config)
+        note_accepted(NULL, fn, err);
+    return err;
 }
 
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fn, void **args)
@@ -353,4 +394,41 @@ int launch_trace_foreign_stream(char *msg, size_t n)
                                                                    : NULL;
     snprintf(msg, n, "%s%s%s on %s", foreign.what, name ? " of " : "", name ? name : "", which);
     return 1;
+}
+
+int launch_trace_audit(const char *const *names, const int *counts, int n, char *what,
+                       size_t len)
+{
+    int unnamed = 0, spare = -1;
+    if (len)
+        what[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int seen = launch_trace_audit_count(names[i], &unnamed);
+        if (spare < 0)
+            spare = unnamed; /* launches of kernels the trace could not name */
+        int extra = counts[i] - seen;
+        if (extra <= 0)
+            continue;
+        if (extra <= spare) {
+            spare -= extra;
+            continue;
+        }
+        snprintf(what, len, "%.300s (%d time%s)", names[i], counts[i], counts[i] == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
+
+int launch_trace_audit_count(const char *name, int *unnamed)
+{
+    int count = 0;
+    *unnamed = accepted_overflow;
+    for (int i = 0; i < n_accepted; i++) {
+        const char *k = kernel_name(&accepted[i].k);
+        if (!k)
+            *unnamed += accepted[i].count;
+        else if (strcmp(k, name) == 0)
+            count += accepted[i].count;
+    }
+    return count;
 }

@@ -41,4 +41,18 @@ int launch_trace_foreign_stream(char *msg, size_t n);
  * since the reset that belongs to one (shown: its readable name), or NULL. */
 const char *launch_trace_borrowed(char *shown, size_t n);
 
+/* The audit (runner.c, with CUPTI's list of what ran on the GPU): the
+ * launches the CUDA runtime accepted through the entry points above since
+ * launch_trace_audit_reset. launch_trace_audit_count says how many were of
+ * the kernel of mangled name `name`, and sets *unnamed to how many were of
+ * kernels the trace could not name (which could be any). */
+void launch_trace_audit_reset(void);
+int launch_trace_audit_count(const char *name, int *unnamed);
+/* The comparison: names[i] ran counts[i] times on the GPU (CUPTI, in the same
+ * window). 1 when one of them ran more often than it was launched through
+ * the trace (launches of kernels the trace could not name make up for that
+ * many), with foreign saying which ("_Z3fooPf (2 times)"); else 0. */
+int launch_trace_audit(const char *const *names, const int *counts, int n, char *foreign,
+                       size_t len);
+
 #endif

@@ -28,6 +28,7 @@
 #include "probe.h"
 #include "sandbox.h"
 #include "timings.h"
+#include "trace.h"
 
 #define MAX_RUNS OPT_MAX_LABS
 #define WARMUP_CALLS 2
@@ -367,7 +368,46 @@ typedef struct call_result {
     int status;
     cudaError_t launch, sync;
     double event_ms, wall_ms;
+    char foreign[400]; /* the audit: a kernel that ran without a launch the trace saw */
 } call_result;
+
+/* ---- the kernel audit ----
+ * The launch trace sees what the lab library launches through the CUDA
+ * runtime it was linked with. A library it reached some other way (cuBLAS,
+ * which the GEMM children hold for their ceilings and which launches through
+ * its own copy of the runtime; anything that calls the driver) launches
+ * kernels the trace never sees. CUPTI sees every kernel the GPU runs, so an
+ * audited call lists both and compares them name by name: each kernel that
+ * ran must have been launched, as often, through the trace. Audited: every
+ * correctness call of a student's stage, and one call at a random place in
+ * each speed test's loop (not timed; the stage cannot tell which). Labs
+ * whose stages own their streams (lab 5) are not audited: their stages may
+ * do more than launch kernels, and their overlap check uses CUPTI itself. */
+
+static int audit_wanted(const grade_run *run, int stage)
+{
+    return stage >= 0 && !run->spec->stages[stage].given &&
+           run->spec->forbidden_calls == policy_stream_stage_rules;
+}
+
+/* Said once per test when CUPTI cannot record (no CUPTI, a profiler or the
+ * sanitizer attached): the stage is graded without the audit. */
+static void audit_unavailable(const char *why)
+{
+    static int said;
+    if (!said++)
+        printf("kernels not audited: %s\n", why);
+}
+
+/* After an audited call: the first kernel CUPTI saw run more often than the
+ * trace saw it launched, into cr->foreign. */
+static void audit_compare(call_result *cr)
+{
+    const char *names[TRACE_MAX_NAMES + 1];
+    int counts[TRACE_MAX_NAMES + 1];
+    int n = trace_kernel_names(names, counts, TRACE_MAX_NAMES + 1);
+    launch_trace_audit(names, counts, n, cr->foreign, sizeof cr->foreign);
+}
 
 /* stage < 0 calls the ceiling (the grader's own reference operation). Every
  * call, graded or timed, sees the same thing: no persisting window, a cold L2,
@@ -375,7 +415,7 @@ typedef struct call_result {
  * flush, so the GPU is still busy flushing while the host launches the stage:
  * the host's launch latency stays out of the measured time. */
 static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
-                       void *fn, call_result *cr)
+                       void *fn, int audit, call_result *cr)
 {
     const lab_spec *spec = run->spec;
     memset(cr, 0, sizeof *cr);
@@ -390,6 +430,12 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     /* Stages of labs that run on the grader's stream launch nothing elsewhere. */
     launch_trace_expect_stream(stage >= 0 && spec->forbidden_calls == policy_stream_stage_rules,
                                env->stream);
+    char why[160];
+    if (audit && trace_begin(why, sizeof why) != 0) {
+        audit_unavailable(why);
+        audit = 0;
+    }
+    launch_trace_audit_reset();
     double t0 = wall_ms();
     cr->status = stage >= 0 ? spec->call(ctx, stage, fn, env->stream)
                             : spec->call_ceiling(ctx, owner, env->stream);
@@ -397,6 +443,13 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     gpu_timer_stop(&env->timer, env->stream);
     cr->launch = cudaGetLastError();
     cr->sync = cudaDeviceSynchronize();
+    if (audit) {
+        span none[1];
+        if (trace_end(none, 1, why, sizeof why) < 0)
+            audit_unavailable(why);
+        else
+            audit_compare(cr);
+    }
     cr->wall_ms = wall_ms() - t0;
     float ms = 0;
     if (spec->host_timed)
@@ -489,6 +542,16 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
     }
     if (stage >= 0 && launch_trace_refused(spec, stage, out) != 0)
         return -1;
+    if (stage >= 0 && cr->foreign[0]) {
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) ran %s on the GPU at %s without launching it through the CUDA "
+                 "runtime (kernels of cuBLAS, cuDNN and code that calls the driver run that way): "
+                 "the lab asks for kernels of your own, launched with <<<...>>> or "
+                 "cudaLaunchKernel.",
+                 stage, spec->stages[stage].title, cr->foreign, size);
+        return -1;
+    }
     char why[160];
     if (stage >= 0 && run->sms > 0 && green_verify(env->stream, why, sizeof why) != 0) {
         out->v = V_STAGE_ERROR;
@@ -578,8 +641,8 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
  * sets), the call, its outcome and, for student code, the check of its
  * output. 0, or -1 with *out filled. */
 static int checked_call(grade_run *run, child_env *env, lab_ctx *ctx, int variants,
-                        const timed_fn *t, int owner, const char *size, call_result *cr,
-                        check_outcome *out)
+                        const timed_fn *t, int owner, int audit, const char *size,
+                        call_result *cr, check_outcome *out)
 {
     const lab_spec *spec = run->spec;
     int variant = (int)rng_below(&env->rng, (uint64_t)variants);
@@ -590,7 +653,7 @@ static int checked_call(grade_run *run, child_env *env, lab_ctx *ctx, int varian
     if (spec->perturb && spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
         return -1;
     tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
-    timed_call(run, env, ctx, t->stage, owner, t->fn, cr);
+    timed_call(run, env, ctx, t->stage, owner, t->fn, audit, cr);
     tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, env, t->stage, owner, cr, size, out) != 0)
         return -1;
@@ -605,12 +668,29 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
 {
     const lab_spec *spec = run->spec;
     const int max_reps = *reps;
+    /* The audited call: one more call of the stage, untimed, just before its
+     * call in a random round of the loop or of the checks after it. */
+    const int audit = audit_wanted(run, f[0].stage);
+    struct rng audit_rng; /* its own, so that the inputs' draws stay as they were */
+    rng_seed(&audit_rng, rng_derive(run->seed, 9100u + (uint64_t)f[0].stage));
+    const int audit_round =
+        audit ? (int)rng_below(&audit_rng, (uint64_t)(max_reps + WARMUP_CALLS)) - WARMUP_CALLS
+              : max_reps;
+    if (audit) { /* CUPTI's start-up, before any call is timed */
+        char why[160];
+        span none[1];
+        if (trace_begin(why, sizeof why) != 0 || trace_end(none, 1, why, sizeof why) < 0)
+            audit_unavailable(why);
+    }
     for (int round = -WARMUP_CALLS; round < *reps; round++) {
         for (int k = 0; k < nf; k++) {
             int idx = (k + round + WARMUP_CALLS) % nf;
             timed_fn *t = &f[idx];
             call_result cr;
-            if (checked_call(run, env, ctx, variants, t, f[0].stage, size, &cr, out) != 0)
+            if (idx == 0 && round == audit_round &&
+                checked_call(run, env, ctx, variants, t, f[0].stage, 1, size, &cr, out) != 0)
+                return idx;
+            if (checked_call(run, env, ctx, variants, t, f[0].stage, 0, size, &cr, out) != 0)
                 return idx;
             if (round >= 0) {
                 t->ms[round] = cr.event_ms;
@@ -640,7 +720,8 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
                 (idx > 0 && run->res->t[t->stage][TEST_CORRECT].graded))
                 continue;
             call_result cr;
-            if (checked_call(run, env, ctx, variants, t, f[0].stage, size, &cr, out) != 0)
+            if (checked_call(run, env, ctx, variants, t, f[0].stage,
+                             idx == 0 && round == audit_round, size, &cr, out) != 0)
                 return idx;
         }
     (void)rec;
@@ -747,7 +828,7 @@ static void correctness_body(grade_run *run, int stage)
             rec_progress(rec, size, PHASE_RUN);
             call_result cr;
             tm_enter(TM_CALLS);
-            timed_call(run, &env, ctx, stage, stage, fn, &cr);
+            timed_call(run, &env, ctx, stage, stage, fn, audit_wanted(run, stage), &cr);
             if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
                 finish_outcome(rec, &out); /* the message names the size already */
             note_kernels(rec);
@@ -852,7 +933,7 @@ static void perf_body(grade_run *run, int stage)
         finish_outcome(rec, &out);
     call_result cr;
     tm_enter(TM_CALLS);
-    timed_call(run, &env, ctx, stage, stage, f[0].fn, &cr);
+    timed_call(run, &env, ctx, stage, stage, f[0].fn, 0, &cr);
     tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0 ||
         spec->check(ctx, stage, 1, 1, &out))

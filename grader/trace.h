@@ -26,4 +26,13 @@ int trace_begin(char *err, size_t errn);
  * from 0 in order of appearance). Returns how many, or -1 with why in err. */
 int trace_end(span *s, int max, char *err, size_t errn);
 
+/* After trace_end: every kernel that ran on the GPU between trace_begin and
+ * trace_end, whoever launched it (the lab library, a library it reached, the
+ * driver), by its mangled name with how many times it ran. Returns how many
+ * names were written (at most max); a last entry whose name starts with "("
+ * stands for kernels beyond TRACE_MAX_NAMES distinct names, or unnamed ones.
+ * 0 where CUPTI is not built in. */
+#define TRACE_MAX_NAMES 256
+int trace_kernel_names(const char **names, int *counts, int max);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "../../labs/1-transpose/transpose.h"
 #include "../launch_trace.h"
+#include "../trace.h"
 #include "tests.h"
 
 START_TEST(records_grid_and_block)
@@ -217,13 +218,112 @@ START_TEST(sees_every_launch_variant)
 }
 END_TEST
 
+/* The audit's comparison, on any machine: a kernel that ran (in CUPTI's list)
+ * but was never launched through the trace is named; a launch the runtime
+ * refused counts for nothing; an empty list is clean. */
+START_TEST(audit_names_what_it_did_not_launch)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1); /* the launch below must fail */
+    void *fp;
+    void (*k)(void) = side_kernel;
+    memcpy(&fp, &k, sizeof fp);
+    dim3 one = {1, 1, 1};
+    launch_trace_audit_reset();
+    cudaLaunchKernel(fp, one, one, NULL, 0, 0); /* refused: counts for nothing */
+    const char *names[] = {"_Z6kernelPf", "nvjet_sgemm_64x64"};
+    const int counts[] = {1, 3};
+    char what[128];
+    int unnamed = -1;
+    ck_assert_int_eq(launch_trace_audit_count("_Z6kernelPf", &unnamed), 0);
+    ck_assert_int_eq(unnamed, 0);
+    ck_assert_int_eq(launch_trace_audit(names, counts, 2, what, sizeof what), 1);
+    ck_assert_str_eq(what, "_Z6kernelPf (1 time)");
+    ck_assert_int_eq(launch_trace_audit(names + 1, counts + 1, 1, what, sizeof what), 1);
+    ck_assert_str_eq(what, "nvjet_sgemm_64x64 (3 times)");
+    ck_assert_int_eq(launch_trace_audit(names, counts, 0, what, sizeof what), 0);
+    ck_assert_str_eq(what, "");
+}
+END_TEST
+
+/* On a GPU: what CUPTI saw run matches what the trace saw launched, name for
+ * name and count for count, for the solution's own kernel (launched twice);
+ * and cuBLAS's SGEMM, called directly (it launches through its own copy of
+ * the runtime), is named as a kernel the trace never saw. */
+START_TEST(audit_matches_what_ran)
+{
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+        test_skip("no GPU: the audit's CUPTI side needs one");
+        return;
+    }
+    void *lib = dlopen("build/solutions/lab1.so", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    void *sym = dlsym(lib, "transpose_naive_read");
+    ck_assert_ptr_nonnull(sym);
+    transpose_fn fn;
+    memcpy(&fn, &sym, sizeof fn);
+    float *in = NULL, *out = NULL;
+    ck_assert_int_eq(cudaMalloc((void **)&in, 256 * 256 * sizeof(float)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&out, 256 * 256 * sizeof(float)), cudaSuccess);
+    char err[160], what[400];
+    span none[1];
+    const char *names[TRACE_MAX_NAMES + 1];
+    int counts[TRACE_MAX_NAMES + 1];
+    ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
+    launch_trace_audit_reset();
+    fn(in, out, 256, 256, 0);
+    fn(in, out, 256, 256, 0);
+    ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
+    int n = trace_kernel_names(names, counts, TRACE_MAX_NAMES + 1);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(names[0], "_Z17naive_read_kernelPKfPfii");
+    ck_assert_int_eq(counts[0], 2);
+    int unnamed = -1;
+    ck_assert_int_eq(launch_trace_audit_count(names[0], &unnamed), 2);
+    ck_assert_int_eq(unnamed, 0);
+    ck_assert_int_eq(launch_trace_audit(names, counts, n, what, sizeof what), 0);
+
+    void *blas = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+    if (!blas)
+        blas = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(blas != NULL, "cuBLAS: %s", dlerror());
+    typedef int (*create_fn)(void **);
+    typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
+                            const float *, int, const float *, float *, int);
+    create_fn create;
+    sgemm_fn sgemm;
+    void *c = dlsym(blas, "cublasCreate_v2"), *g = dlsym(blas, "cublasSgemm_v2");
+    ck_assert(c && g);
+    memcpy(&create, &c, sizeof create);
+    memcpy(&sgemm, &g, sizeof sgemm);
+    void *handle = NULL;
+    ck_assert_int_eq(create(&handle), 0);
+    const float one = 1.0f, zero = 0.0f;
+    ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
+    launch_trace_audit_reset();
+    ck_assert_int_eq(sgemm(handle, 0, 0, 256, 256, 256, &one, in, 256, in, 256, &zero, out, 256),
+                     0);
+    ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
+    n = trace_kernel_names(names, counts, TRACE_MAX_NAMES + 1);
+    ck_assert_int_ge(n, 1);
+    ck_assert_int_eq(launch_trace_audit(names, counts, n, what, sizeof what), 1);
+    ck_assert_msg(strstr(what, names[0]) == what, "%s", what);
+    cudaFree(in);
+    cudaFree(out);
+}
+END_TEST
+
 Suite *make_launch_trace_suite(void)
 {
     Suite *s = suite_create("launch_trace");
     TCase *tc = tcase_create("launch_trace");
     tcase_add_test(tc, records_grid_and_block);
+    /* before the tests that hide the GPU (CUDA_VISIBLE_DEVICES=""), which
+     * stays hidden where Check runs the tests in one process */
+    tcase_add_test(tc, audit_matches_what_ran);
     tcase_add_test(tc, sees_other_streams);
     tcase_add_test(tc, sees_every_launch_variant);
+    tcase_add_test(tc, audit_names_what_it_did_not_launch);
     suite_add_tcase(s, tc);
     return s;
 }
