@@ -320,7 +320,7 @@ static void say_scaled(const lab_spec *spec, const lab_spec *table, unsigned cha
                    "reported, not graded (from %d SMs up), no points lost\n",
                    sms, st->base[0], decide_min_sms(built));
         else
-            printf("so on %d SMs it needs %.2fx (%.2fx per SM; %.2fx on %d or more)\n", sms,
+            printf("so on %d SMs it needs %.2fx (%.3gx per SM; %.2fx on %d or more)\n", sms,
                    st->min_speedup, built->min_speedup_per_sm, built->min_speedup,
                    decide_full_sms(built));
     }
@@ -382,7 +382,7 @@ static void list_labs(lab_configs *lc, const grade_config *c)
                     printf(", and >= %.0f%% of %s", 100.0 * st->min_ceiling,
                            lab_ceiling_name(spec, s));
                 if (st->min_speedup_per_sm > 0)
-                    printf(" (%.2fx per SM on fewer than %d SMs; not graded on fewer than %d)",
+                    printf(" (%.3gx per SM on fewer than %d SMs; not graded on fewer than %d)",
                            st->min_speedup_per_sm,
                            decide_full_sms(st), decide_min_sms(st));
             } else if (st->given) {

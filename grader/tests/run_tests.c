@@ -169,6 +169,7 @@ int main(void)
             srunner_add_suite(sr, make_grade_gpu_suite());
         srunner_add_suite(sr, make_batch_gpu_suite());
         srunner_add_suite(sr, make_devcheck_gpu_suite());
+        srunner_add_suite(sr, make_launch_trace_gpu_suite());
         skipped = grade_gpu_left_out_count() + batch_gpu_left_out_count();
         if (skipped)
             printf("GPU tests of labs not in TEST_LABS=%s, or that this GPU cannot run: %d "
@@ -177,7 +178,8 @@ int main(void)
     } else {
         sr = cpu_runner();
         skipped = grade_gpu_test_count() + grade_gpu_left_out_count() + batch_gpu_test_count() +
-                  batch_gpu_left_out_count() + devcheck_gpu_test_count();
+                  batch_gpu_left_out_count() + devcheck_gpu_test_count() +
+                  launch_trace_gpu_test_count();
         printf("GPU tests: %d skipped (./grade --gpu-info exited %d: %s)\n", skipped, rc, info);
     }
     skipped += formats_skipped_count();

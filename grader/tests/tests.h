@@ -40,6 +40,8 @@ Suite *make_grade_suite(void);      /* ./grade's behaviour that needs no GPU */
 Suite *make_grade_gpu_suite(void);  /* grading on a GPU: solutions, skeleton, adversarial */
 Suite *make_devcheck_gpu_suite(void); /* the grader's own kernels (grader/patch.h), on a GPU */
 int devcheck_gpu_test_count(void);    /* its tests, reported as skipped without a GPU */
+Suite *make_launch_trace_gpu_suite(void); /* the kernel audit against CUPTI, on a GPU */
+int launch_trace_gpu_test_count(void);    /* its tests, reported as skipped without a GPU */
 /* After the run: one line per lab of the GPU suite (tests, passed, failed, seconds). */
 void grade_gpu_summary(SRunner *sr);
 int grade_gpu_test_count(void);     /* tests in the GPU suite, reported as skipped without one */
