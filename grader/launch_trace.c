@@ -243,7 +243,8 @@ static cudaError_t public_launch(const char *name, const void *fn, dim3 grid, di
     launches++;
     note_launch(NULL, fn);
     note_stream(name, NULL, fn, stream, strstr(name, "_ptsz") != NULL);
-    cudaError_t err = real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
+    cudaError_t err =
+        real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
     note_accepted(NULL, fn, err);
     return err;
 }

@@ -391,7 +391,7 @@ __device__ __forceinline__ uint8_t *align1024(uint8_t *raw)
 /* Stores one warpgroup's 64 x BN accumulators (wgmma's layout: thread t of
  * the warpgroup holds, for every 8 columns j, the pairs at row 16 (t/32) +
  * (t%32)/4 and 8 rows below, columns 8j + 2 (t%4) + {0, 1}) at (m0, n0). */
-template <int BN>
+template <int BN, bool PAIRS = false>
 __device__ __forceinline__ void store_wg_tile(const float *acc, float *C, int M, int N, int m0,
                                               int n0)
 {
@@ -403,6 +403,12 @@ __device__ __forceinline__ void store_wg_tile(const float *acc, float *C, int M,
             int r = m0 + warp * 16 + lane / 4 + h * 8, c = n0 + j * 8 + (lane % 4) * 2;
             if (r >= M)
                 continue;
+            /* PAIRS (5v): both columns as one float2 (8-byte aligned: c and N even) */
+            if (PAIRS && c + 1 < N && N % 2 == 0) {
+                *(float2 *)&C[(size_t)r * N + c] =
+                    make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                continue;
+            }
             if (c < N)
                 C[(size_t)r * N + c] = acc[4 * j + 2 * h];
             if (c + 1 < N)
@@ -697,6 +703,10 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
  * parity as in stage 3: slot it % S3_STAGES, use it / S3_STAGES. Consumers
  * keep one wgmma group in flight within a tile (as 3b) and free a tile's last
  * slot after its final wait. */
+/* EPI (experiments on the epilogue's cost): 0 stores C as store_wg_tile does;
+ * 1 stores pairs as float2; 2 stores nothing unless M < 0 (never), which
+ * times the main loop alone (its C is not checked: it FAILs by design). */
+template <int EPI>
 __global__ void __launch_bounds__(384, 1)
     s5_persistent(int M, int N, int K, const __grid_constant__ CUtensorMap mapA,
                   const __grid_constant__ CUtensorMap mapB, float *C)
@@ -743,8 +753,134 @@ __global__ void __launch_bounds__(384, 1)
             if (t128 == 0)
                 mbar_arrive(&empty[(it - 1) % S3_STAGES]);
             acc_fence<128>(acc);
-            store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
+            if (EPI == 0)
+                store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
+            else if (EPI == 1)
+                store_wg_tile<256, true>(acc, C, M, N, m0 + half * 64, n0);
+            else if (M < 0)
+                store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
         }
+    }
+}
+
+/* ---- experiment: the persistent kernel with its epilogue through shared memory and TMA
+ * stores, so the consumers go back to the tensor cores while C drains ------------------ */
+
+/* E_STAGES slots of the ring; the 64 x 256 FP32 half tile of each consumer
+ * leaves in ROUNDS rounds of 256 / ROUNDS columns (boxes of 32), staged in
+ * shared memory: 3 slots and 2 rounds of 32 KB, or 4 slots and 4 of 16 KB. */
+#define E_STAGE_BYTES S3_STAGE_BYTES
+#define E_STAGING(ROUNDS) (64 * (256 / (ROUNDS)) * 4)
+#define E_SMEM(E_STAGES, ROUNDS) ((E_STAGES) * E_STAGE_BYTES + 2 * E_STAGING(ROUNDS) + 1024)
+
+/* A TMA store of one box from shared memory, in the bulk group of this thread. */
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, const void *src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                     (uint64_t)map),
+                 "r"(smem_addr(src)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+template <int E_STAGES, int ROUNDS>
+__global__ void __launch_bounds__(384, 1)
+    s5_tma_store(int M, int N, int K, const __grid_constant__ CUtensorMap mapA,
+                 const __grid_constant__ CUtensorMap mapB, const __grid_constant__ CUtensorMap mapC)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ __align__(8) uint64_t full[E_STAGES], empty[E_STAGES];
+    uint8_t *base = align1024(smem_raw);
+    int wg = threadIdx.x / 128, t128 = threadIdx.x % 128;
+    int ktiles = (K + TMA_BK - 1) / TMA_BK;
+    int tiles_n = (N + S3_BN - 1) / S3_BN, tiles = tiles_n * ((M + S3_BM - 1) / S3_BM);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < E_STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 2);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (t128 == 0) {
+            uint32_t it = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0 = tile / tiles_n * S3_BM, n0 = tile % tiles_n * S3_BN;
+                for (int t = 0; t < ktiles; t++, it++) {
+                    int s = it % E_STAGES;
+                    if (it >= E_STAGES)
+                        mbar_wait(&empty[s], (it / E_STAGES - 1) & 1);
+                    bf16 *sA = (bf16 *)(base + s * E_STAGE_BYTES);
+                    bf16 *sB = sA + S3_BM * TMA_BK;
+                    mbar_arrive_expect_tx(&full[s], E_STAGE_BYTES);
+                    tma_load_2d(sA, &mapA, &full[s], t * TMA_BK, m0);
+                    tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        int half = wg - 1, warp = t128 / 32, lane = t128 % 32;
+        /* four boxes of 64 rows x 32 columns (128 bytes a row, 128-byte swizzle) */
+        uint8_t *staging = base + E_STAGES * E_STAGE_BYTES + half * E_STAGING(ROUNDS);
+        constexpr int BOXES = 8 / ROUNDS, JS = 32 / ROUNDS; /* boxes and j-steps per round */
+        float acc[128];
+        uint32_t it = 0;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0 = tile / tiles_n * S3_BM, n0 = tile % tiles_n * S3_BN;
+#pragma unroll
+            for (int r = 0; r < 128; r++)
+                acc[r] = 0.0f;
+            for (int t = 0; t < ktiles; t++, it++) {
+                int s = it % E_STAGES;
+                bf16 *sA = (bf16 *)(base + s * E_STAGE_BYTES) + half * 64 * TMA_BK;
+                bf16 *sB = (bf16 *)(base + s * E_STAGE_BYTES) + S3_BM * TMA_BK;
+                mbar_wait(&full[s], (it / E_STAGES) & 1);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < TMA_BK / 16; kk++)
+                    wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
+                wgmma_commit();
+                wgmma_wait<1>();
+                if (t128 == 0 && t > 0)
+                    mbar_arrive(&empty[(it - 1) % E_STAGES]);
+            }
+            wgmma_wait<0>();
+            if (t128 == 0)
+                mbar_arrive(&empty[(it - 1) % E_STAGES]);
+            acc_fence<128>(acc);
+#pragma unroll
+            for (int round = 0; round < ROUNDS; round++) {
+                /* the staging area is free once the last stores have read it */
+                if (t128 == 0)
+                    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+                asm volatile("bar.sync %0, 128;\n" ::"r"(1 + half) : "memory");
+#pragma unroll
+                for (int jj = 0; jj < JS; jj++) {
+                    int j = round * JS + jj, box = jj / 4;
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        int r = warp * 16 + lane / 4 + h * 8, c = (jj % 4) * 8 + (lane % 4) * 2;
+                        uint32_t off = box * (64 * 128) + r * 128 + (((c / 4) ^ (r & 7)) * 16) +
+                                       (c % 4) * 4;
+                        *(float2 *)(staging + off) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                    }
+                }
+                /* the generic-proxy writes, visible to TMA (the async proxy) */
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                asm volatile("bar.sync %0, 128;\n" ::"r"(1 + half) : "memory");
+                if (t128 == 0) {
+                    for (int box = 0; box < BOXES; box++)
+                        tma_store_2d(&mapC, staging + box * (64 * 128),
+                                     n0 + round * 32 * BOXES + box * 32, m0 + half * 64);
+                    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+                }
+            }
+        }
+        if (t128 == 0)
+            asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
     }
 }
 
@@ -812,6 +948,7 @@ struct problem {
     const bf16 *A, *Bt;
     float *C;
     CUtensorMap a64, a128, b128, b256; /* by box rows */
+    CUtensorMap cmap;                  /* C for TMA stores (5e) */
 };
 
 static void run_s0(const problem &p)
@@ -848,13 +985,45 @@ static void run_s4(const problem &p)
 
 static int sm_count; /* the GPU's SMs: the persistent kernel's grid */
 
-static void run_s5(const problem &p)
+template <int EPI> static void run_s5x(const problem &p)
 {
     size_t smem = S3_STAGES * S3_STAGE_BYTES + 1024;
     int tiles = ((p.N + S3_BN - 1) / S3_BN) * ((p.M + S3_BM - 1) / S3_BM);
-    s5_persistent<<<tiles < sm_count ? tiles : sm_count, 384, smem>>>(p.M, p.N, p.K, p.a128,
-                                                                       p.b256, p.C);
+    s5_persistent<EPI><<<tiles < sm_count ? tiles : sm_count, 384, smem>>>(p.M, p.N, p.K, p.a128,
+                                                                            p.b256, p.C);
 }
+static void run_s5(const problem &p) { run_s5x<0>(p); }
+static void run_s5v(const problem &p) { run_s5x<1>(p); }
+static void run_s5q(const problem &p) { run_s5x<2>(p); }
+
+/* C (M x N FP32, row-major) as TMA stores it: boxes of 32 columns x 64 rows,
+ * 128-byte swizzle (rows of 128 bytes). N must be a multiple of 4. */
+static CUtensorMap tensor_map_c(float *C, int M, int N)
+{
+    CUtensorMap map;
+    cuuint64_t dims[2] = {(cuuint64_t)N, (cuuint64_t)M};
+    cuuint64_t strides[1] = {(cuuint64_t)N * sizeof(float)};
+    cuuint32_t box[2] = {32, 64}, ones[2] = {1, 1};
+    CUresult r = encode_tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)C, dims, strides,
+                              box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        printf("bench_hopper: cuTensorMapEncodeTiled failed (%d) for C %d x %d\n", (int)r, M, N);
+        exit(1);
+    }
+    return map;
+}
+
+template <int E_STAGES, int ROUNDS> static void run_s5ex(const problem &p)
+{
+    int tiles = ((p.N + S3_BN - 1) / S3_BN) * ((p.M + S3_BM - 1) / S3_BM);
+    s5_tma_store<E_STAGES, ROUNDS><<<tiles < sm_count ? tiles : sm_count, 384,
+                                     E_SMEM(E_STAGES, ROUNDS)>>>(p.M, p.N, p.K, p.a128, p.b256,
+                                                                 p.cmap);
+}
+static void run_s5e(const problem &p) { run_s5ex<3, 2>(p); }
+static void run_s5f(const problem &p) { run_s5ex<4, 4>(p); }
 
 static cublasHandle_t handle;
 
@@ -883,6 +1052,10 @@ static const struct {
     {'b', "3b the same, one wgmma group in flight", run_s3b},
     {'c', "4c 3b in clusters of 2, A multicast", run_s4},
     {'p', "5p 3b persistent, one block per SM", run_s5},
+    {'v', "5v 5p, float2 stores", run_s5v},
+    {'q', "5q 5p, no stores (main loop alone; FAILs)", run_s5q},
+    {'e', "5e 5p, 3 stages, C via smem + TMA store", run_s5e},
+    {'f', "5f 5p, 4 stages, C via smem (4 rounds) + TMA", run_s5f}, /* stage 4 */
 };
 
 /* Mean milliseconds of 20 calls after 3 warm-ups, CUDA events on the default
@@ -981,8 +1154,16 @@ static int bench(const char *stages, int only)
                                S3_STAGES * S3_STAGE_BYTES + 1024));
     CHECK(cudaFuncSetAttribute(s3_warp_specialised<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                S3_STAGES * S3_STAGE_BYTES + 1024));
-    CHECK(cudaFuncSetAttribute(s5_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CHECK(cudaFuncSetAttribute(s5_persistent<0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                S3_STAGES * S3_STAGE_BYTES + 1024));
+    CHECK(cudaFuncSetAttribute(s5_persistent<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               S3_STAGES * S3_STAGE_BYTES + 1024));
+    CHECK(cudaFuncSetAttribute(s5_persistent<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               S3_STAGES * S3_STAGE_BYTES + 1024));
+    CHECK(cudaFuncSetAttribute(s5_tma_store<3, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               E_SMEM(3, 2)));
+    CHECK(cudaFuncSetAttribute(s5_tma_store<4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               E_SMEM(4, 4)));
     CHECK(cudaFuncSetAttribute(s4_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                S3_STAGES * S3_STAGE_BYTES + 1024));
     sm_count = prop.multiProcessorCount;
@@ -1062,7 +1243,8 @@ static int bench(const char *stages, int only)
             if (!strchr(stages, k.digit))
                 continue;
             problem p = {M, N, K, A, Bt, C, tensor_map(A, M, K, 64), tensor_map(A, M, K, 128),
-                         tensor_map(Bt, N, K, 128), tensor_map(Bt, N, K, 256)};
+                         tensor_map(Bt, N, K, 128), tensor_map(Bt, N, K, 256),
+                         tensor_map_c(C, M, N)};
             /* NaN everywhere first: an element the kernel forgets fails. */
             CHECK(cudaMemset(C, 0xFF, nC * 4));
             k.run(p);
@@ -1119,7 +1301,7 @@ static int bench(const char *stages, int only)
 int main(int argc, char **argv)
 {
     char stages[32];
-    snprintf(stages, sizeof stages, "%s", argc > 1 ? argv[1] : "0123bcp");
+    snprintf(stages, sizeof stages, "%s", argc > 1 ? argv[1] : "0123bcpf");
     int only = argc > 2 ? atoi(argv[2]) : 0, faults = 0;
     for (;;) {
         fflush(stdout); /* or the child would print our buffer again */

@@ -27,7 +27,11 @@
  * d_matrix (rows x K, row-major, K-major) as boxes of 64 (along K) x box_rows
  * (1 to 256) elements, 128-byte swizzle, zeros outside the matrix, into map
  * (128 bytes, 64-byte aligned: a CUtensorMap); 0 on success. Pass the map to
- * your kernel as a `const __grid_constant__ CUtensorMap` parameter.
+ * your kernel as a `const __grid_constant__ CUtensorMap` parameter. TMA
+ * copies bytes, so a map also describes any row-major matrix whose rows are
+ * a whole number of 16-byte chunks, seen as 16-bit elements: stage 4 stores
+ * C (FP32, N a multiple of 4) through tensor_map(map, (const unsigned short
+ * *)d_C, M, 2 * N, box_rows), whose boxes are 32 floats wide.
  *
  * This lab needs compute capability 9.0 (Hopper: H100, H200, GH200) and is
  * built for sm_90a only; on any other GPU the grader grades nothing. */
@@ -74,6 +78,11 @@ lab_status hopper_large_tile(int M, int N, int K, const unsigned short *d_A,
 lab_status hopper_warp_specialised(int M, int N, int K, const unsigned short *d_A,
                                    const unsigned short *d_Bt, float *d_C,
                                    hopper_tensor_map_fn tensor_map, cudaStream_t stream);
+/* Stage 4: stage 3 in persistent blocks (one per SM), C stored through shared
+ * memory and TMA while the next tile's multiplies run. */
+lab_status hopper_persistent(int M, int N, int K, const unsigned short *d_A,
+                             const unsigned short *d_Bt, float *d_C,
+                             hopper_tensor_map_fn tensor_map, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -470,6 +470,160 @@ __global__ void __launch_bounds__(384, 1)
     }
 }
 
+/* ---- stage 4: persistent blocks, C leaves through shared memory and TMA stores ---------- */
+
+/* Stage 3's block (a producer warpgroup, two consumers, 128 x 256 x 64
+ * tiles, a ring of 4 slots), launched once per SM. Block b takes tiles b,
+ * b + gridDim.x, ... in row-major order over the tile grid, and the ring runs
+ * on across tiles: producer and consumers count k-tiles over all of the
+ * block's tiles (it), slot it % S3_STAGES in use it / S3_STAGES, so the
+ * producer loads the next tile while the consumers finish this one.
+ *
+ * The epilogue is the point. Stage 3 writes C from registers, a float at a
+ * time; here each consumer writes its 64 x 256 half of the tile into shared
+ * memory in four rounds of 64 x 64 floats (two boxes of 64 rows x 32 floats,
+ * 128 bytes a row, laid out with the same 128-byte swizzle TMA uses, so the
+ * writes spread over all banks), and one thread hands each box to a TMA
+ * store. The stores drain while the warpgroup is back at its wgmma; before a
+ * round reuses its 16 KB, the thread that issued the last round's stores
+ * waits until TMA has read them (cp.async.bulk.wait_group.read). The ring
+ * (4 x 48 KB) and two staging areas (2 x 16 KB) fill 225 KB of the 227 KB a
+ * block may have.
+ *
+ * TMA_STORE = false, for N not a multiple of 4 (C's rows are then not whole
+ * 16-byte chunks and no tensor map can describe them): the consumers store
+ * from registers, as stage 3 does. */
+#define S4_STAGING (64 * 64 * 4) /* per consumer: one round, 64 rows x 64 floats */
+#define S4_SMEM ((size_t)S3_STAGES * S3_STAGE_BYTES + 2 * S4_STAGING + 1024)
+
+/* A TMA store of one box from shared memory (at c0 along the contiguous
+ * dimension, c1 along rows); it joins this thread's current bulk group. */
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, const void *src, int c0,
+                                             int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+                 " [%0, {%2, %3}], [%1];\n" ::"l"((uint64_t)map),
+                 "r"(smem_addr(src)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* Where the pair (row r, columns c, c + 1) of a 64 x 32 FP32 box goes in its
+ * 128-byte-swizzled shared-memory image: row r at 128 r bytes, and within the
+ * row the 16-byte chunk c / 4 moved to chunk (c / 4) XOR (r % 8). */
+__device__ __forceinline__ uint32_t swizzled_pair(int r, int c)
+{
+    return (uint32_t)(r * 128 + (((c / 4) ^ (r & 7)) * 16) + (c % 4) * 4);
+}
+
+template <bool TMA_STORE>
+__global__ void __launch_bounds__(384, 1)
+    s4_persistent(int M, int N, int K, const __grid_constant__ CUtensorMap mapA,
+                  const __grid_constant__ CUtensorMap mapB,
+                  const __grid_constant__ CUtensorMap mapC, float *C)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ __align__(8) uint64_t full[S3_STAGES], empty[S3_STAGES];
+    uint8_t *base = align1024(smem_raw);
+    int wg = threadIdx.x / 128, t128 = threadIdx.x % 128;
+    int ktiles = (K + TMA_BK - 1) / TMA_BK;
+    int tiles_n = (N + S3_BN - 1) / S3_BN, tiles = tiles_n * ((M + S3_BM - 1) / S3_BM);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S3_STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 2);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (t128 == 0) {
+            uint32_t it = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0 = tile / tiles_n * S3_BM, n0 = tile % tiles_n * S3_BN;
+                for (int t = 0; t < ktiles; t++, it++) {
+                    int s = it % S3_STAGES;
+                    if (it >= S3_STAGES)
+                        mbar_wait(&empty[s], (it / S3_STAGES - 1) & 1);
+                    bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES);
+                    bf16 *sB = sA + S3_BM * TMA_BK;
+                    mbar_arrive_expect_tx(&full[s], S3_STAGE_BYTES);
+                    tma_load_2d(sA, &mapA, &full[s], t * TMA_BK, m0);
+                    tma_load_2d(sB, &mapB, &full[s], t * TMA_BK, n0);
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        int half = wg - 1, warp = t128 / 32, lane = t128 % 32;
+        uint8_t *staging = base + S3_STAGES * S3_STAGE_BYTES + half * S4_STAGING;
+        float acc[128];
+        uint32_t it = 0;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0 = tile / tiles_n * S3_BM, n0 = tile % tiles_n * S3_BN;
+#pragma unroll
+            for (int r = 0; r < 128; r++)
+                acc[r] = 0.0f;
+            for (int t = 0; t < ktiles; t++, it++) {
+                int s = it % S3_STAGES;
+                bf16 *sA = (bf16 *)(base + s * S3_STAGE_BYTES) + half * 64 * TMA_BK;
+                bf16 *sB = (bf16 *)(base + s * S3_STAGE_BYTES) + S3_BM * TMA_BK;
+                mbar_wait(&full[s], (it / S3_STAGES) & 1);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < TMA_BK / 16; kk++)
+                    wgmma_m64n256k16(acc, sw128_desc(sA + kk * 16), sw128_desc(sB + kk * 16), 1);
+                wgmma_commit();
+                wgmma_wait<1>(); /* the previous k-tile's multiplies are done: free its slot */
+                if (t128 == 0 && t > 0)
+                    mbar_arrive(&empty[(it - 1) % S3_STAGES]);
+            }
+            wgmma_wait<0>(); /* this tile's last k-tile too */
+            if (t128 == 0)
+                mbar_arrive(&empty[(it - 1) % S3_STAGES]);
+            acc_fence<128>(acc);
+            if constexpr (!TMA_STORE) {
+                store_wg_tile<256>(acc, C, M, N, m0 + half * 64, n0);
+            } else {
+                /* Thread t holds, for every 8 columns j, the pairs at row
+                 * 16 (t / 32) + (t % 32) / 4 and 8 rows below, columns
+                 * 8 j + 2 (t % 4) + {0, 1} (store_wg_tile's layout). Round q
+                 * takes columns 64 q to 64 q + 63: j from 8 q to 8 q + 7. */
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    if (t128 == 0) /* TMA has read the last round's boxes */
+                        asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+                    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + half) : "memory");
+#pragma unroll
+                    for (int jj = 0; jj < 8; jj++) {
+                        int j = 8 * q + jj, box = jj / 4;
+#pragma unroll
+                        for (int h = 0; h < 2; h++) {
+                            int r = warp * 16 + lane / 4 + h * 8, c = (jj % 4) * 8 + (lane % 4) * 2;
+                            *(float2 *)(staging + box * (64 * 128) + swizzled_pair(r, c)) =
+                                make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                        }
+                    }
+                    /* the writes, made visible to TMA (the async proxy), then all of them done */
+                    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + half) : "memory");
+                    if (t128 == 0) {
+                        /* C seen as rows of 2N 16-bit elements (see the host side):
+                         * 32 floats are 64 elements along the contiguous dimension */
+                        int row = m0 + half * 64, col = 2 * (n0 + 64 * q);
+                        tma_store_2d(&mapC, staging, col, row);
+                        tma_store_2d(&mapC, staging + 64 * 128, col + 64, row);
+                        asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+                    }
+                }
+            }
+        }
+        if (TMA_STORE && t128 == 0) /* every store has reached C before the block ends */
+            asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+    }
+}
+
 /* ---- the stages: host side ------------------------------------------------------------ */
 
 static unsigned blocks_for(int n, int per_block)
@@ -538,5 +692,41 @@ extern "C" lab_status hopper_warp_specialised(int M, int N, int K, const unsigne
         return LAB_ERROR;
     dim3 grid(blocks_for(N, S3_BN), blocks_for(M, S3_BM));
     s3_warp_specialised<<<grid, 384, S3_SMEM, stream>>>(M, N, K, mapA, mapB, d_C);
+    return LAB_OK;
+}
+
+/* Stage 4. The tensor-map maker describes BF16 matrices, but a TMA store
+ * copies bytes without converting them: C (M x N FP32, row-major) is, byte
+ * for byte, M rows of 2N 16-bit elements, and a box of 64 of them by 64 rows
+ * is 32 floats by 64 rows, 128 bytes a row, swizzled as the kernel writes it.
+ * That needs 2N to be a multiple of 8 (rows of whole 16-byte chunks): for
+ * other N the kernel stores from registers instead. The grid is one block
+ * per SM (or one per tile, when there are fewer tiles). */
+extern "C" lab_status hopper_persistent(int M, int N, int K, const unsigned short *d_A,
+                                        const unsigned short *d_Bt, float *d_C,
+                                        hopper_tensor_map_fn tensor_map, cudaStream_t stream)
+{
+    static int sms;
+    if (!sms) {
+        int device;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaFuncSetAttribute(s4_persistent<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)S4_SMEM) != cudaSuccess ||
+            cudaFuncSetAttribute(s4_persistent<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)S4_SMEM) != cudaSuccess) {
+            sms = 0;
+            return LAB_ERROR;
+        }
+    }
+    CUtensorMap mapA, mapB, mapC;
+    if (tensor_map(&mapA, d_A, M, K, S3_BM) != 0 || tensor_map(&mapB, d_Bt, N, K, S3_BN) != 0)
+        return LAB_ERROR;
+    int tiles = (int)(blocks_for(N, S3_BN) * blocks_for(M, S3_BM));
+    int grid = tiles < sms ? tiles : sms;
+    if (N % 4 == 0 && tensor_map(&mapC, (const unsigned short *)d_C, M, 2 * N, 64) == 0)
+        s4_persistent<true><<<grid, 384, S4_SMEM, stream>>>(M, N, K, mapA, mapB, mapC, d_C);
+    else /* mapC unused: any valid map fills the parameter */
+        s4_persistent<false><<<grid, 384, S4_SMEM, stream>>>(M, N, K, mapA, mapB, mapA, d_C);
     return LAB_OK;
 }
