@@ -16,7 +16,7 @@
  * the one cap on arrays that hold something per lab, indexed by position. */
 #define LAB_MAX 8
 #define LAB_MAX_BASES 2
-#define LAB_MAX_TECHNIQUES 2
+#define LAB_MAX_TECHNIQUES 3
 
 /* Machine instructions that show a stage's technique (the technique check
  * reads the SASS of the kernels the stage launched). */

@@ -142,7 +142,8 @@ static const lab_stage hopper_stages[] = {
         .max_cc = HOPPER,
         .reference = 744.3,
         .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
-                      {"UTMALDG", "TMA loads (UTMALDG)"}},
+                      {"UTMALDG", "TMA loads (UTMALDG)"},
+                      {"UTMASTG", "TMA stores (UTMASTG)"}},
         .hint = "Launch one block per SM and let each take tiles blockIdx.x, blockIdx.x + "
                 "gridDim.x, ...; keep counting k-tiles across tiles so the producer runs ahead into "
                 "the next tile. The epilogue is most of the gain: write each consumer's half tile "
@@ -568,10 +569,12 @@ const lab_spec lab_hopper = {
     .reference_gpu = "NVIDIA H200",
     .floor_throughput = 5, /* TFLOP/s: far below stage 0 (235 on the H200) on any Hopper GPU */
     /* cuBLAS is a library, not a bound of the hardware, and the lab aims past
-     * it: IMPOSSIBLE only above 1.4 times it. The H200's dense BF16 peak,
-     * 989 TFLOP/s on NVIDIA's data sheet, is 1.3 times the 755 that cuBLAS
-     * reached here at 4096^3 (.device measurements, 2026-12-01). */
-    .impossible_over = 1.4,
+     * it. Under the grader it also reads low, and by more on some runs: 614
+     * TFLOP/s in one make test, 517 in another (2026-12-01), against 755 and
+     * more alone. The H200's dense BF16 peak, 989 TFLOP/s on NVIDIA's data
+     * sheet, is 1.9 times that 517, so IMPOSSIBLE only above twice cuBLAS:
+     * the reference's stage 4 (729) read 1.41 times it on that run. */
+    .impossible_over = 2.0,
     .size_text = size_text,
     .work = work,
     .pregenerate = pregenerate,
