@@ -14,11 +14,59 @@
  * attribute on its stream, cuBLAS's BF16 GEMM at 4096^3 ran 15% slower on the
  * H200 (647 against 755 TFLOP/s); the stages' kernels did not (bench_hopper's
  * stage 3 and lab 7's agree within 1%). */
+/* The call itself is replayed from a CUDA graph captured once per problem
+ * (sizes and buffers): cublasGemmEx chooses its kernel on the host at every
+ * call, and under the grader that host time landed inside the measurement
+ * (cuBLAS read 518-614 TFLOP/s there against 755-778 back to back). A graph
+ * launch costs the host a few microseconds, like a stage's own launch. If
+ * capturing fails, the call is made directly, as before. */
 struct hopper_ceiling {
     cublasHandle_t blas;
     cudaStream_t own;
     cudaEvent_t start, done;
+    cudaGraphExec_t exec; /* for the problem below, or NULL */
+    int M, N, K;
+    const void *A, *Bt;
+    float *C;
 };
+
+static int gemm(hopper_ceiling *c, int M, int N, int K, const unsigned short *d_A,
+                const unsigned short *d_Bt, float *d_C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    return cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, d_Bt, CUDA_R_16BF, K, d_A,
+                        CUDA_R_16BF, K, &zero, d_C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
+                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
+               ? 0
+               : -1;
+}
+
+/* The graph of one call for this problem, captured on the ceiling's stream
+ * the first time it is asked for; NULL when capture failed. */
+static cudaGraphExec_t graph_for(hopper_ceiling *c, int M, int N, int K,
+                                 const unsigned short *d_A, const unsigned short *d_Bt, float *d_C)
+{
+    if (c->exec && c->M == M && c->N == N && c->K == K && c->A == d_A && c->Bt == d_Bt &&
+        c->C == d_C)
+        return c->exec;
+    if (c->exec)
+        cudaGraphExecDestroy(c->exec);
+    c->exec = NULL;
+    cudaGraph_t graph = NULL;
+    if (cudaStreamBeginCapture(c->own, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    int bad = gemm(c, M, N, K, d_A, d_Bt, d_C);
+    if (cudaStreamEndCapture(c->own, &graph) != cudaSuccess || bad ||
+        cudaGraphInstantiate(&c->exec, graph, 0) != cudaSuccess)
+        c->exec = NULL;
+    if (graph)
+        cudaGraphDestroy(graph);
+    cudaGetLastError();
+    c->M = M, c->N = N, c->K = K, c->A = d_A, c->Bt = d_Bt, c->C = d_C;
+    return c->exec;
+}
 
 extern "C" void ceiling_hopper_destroy(void *handle)
 {
@@ -33,6 +81,8 @@ extern "C" void ceiling_hopper_destroy(void *handle)
         cudaEventDestroy(c->start);
     if (c->done)
         cudaEventDestroy(c->done);
+    if (c->exec)
+        cudaGraphExecDestroy(c->exec);
     delete c;
 }
 
@@ -60,13 +110,12 @@ extern "C" int ceiling_hopper(void *handle, int M, int N, int K, const unsigned 
                               const unsigned short *d_Bt, float *d_C, cudaStream_t stream)
 {
     hopper_ceiling *c = (hopper_ceiling *)handle;
-    const float one = 1.0f, zero = 0.0f;
+    cudaGraphExec_t exec = graph_for(c, M, N, K, d_A, d_Bt, d_C);
     if (cudaEventRecord(c->start, stream) != cudaSuccess ||
         cudaStreamWaitEvent(c->own, c->start, 0) != cudaSuccess)
         return -1;
-    int bad = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, d_Bt, CUDA_R_16BF, K,
-                           d_A, CUDA_R_16BF, K, &zero, d_C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
-                           CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS;
+    int bad = exec ? cudaGraphLaunch(exec, c->own) != cudaSuccess
+                   : gemm(c, M, N, K, d_A, d_Bt, d_C) != 0;
     /* The grader's stream waits for cuBLAS even when the call failed. */
     if (cudaEventRecord(c->done, c->own) != cudaSuccess ||
         cudaStreamWaitEvent(stream, c->done, 0) != cudaSuccess)
