@@ -306,7 +306,12 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
                  " Most of C is far off, in every part of it: check how each operand is laid "
                  "out and indexed (row or column major, which of A and B is transposed, the "
                  "leading dimensions) against the lab's header.");
-    else if (coarse_in_range == 0 && fp16_range(p, wi, wj, why, sizeof why)) {
+    /* FP16's range only where the worst element looks like it: an overflow
+     * (infinite) or a flushed column (C near 0), not a value off by a
+     * rounding (BF16 keeps the range; measured on the H200: a BF16 stage at
+     * M = N = K = 1 with column 0 of B below FP16's range, off by 2^-9). */
+    else if (coarse_in_range == 0 && werr > 0.5 * fabs(exact[worst_at]) &&
+             fp16_range(p, wi, wj, why, sizeof why)) {
         if (p->K % 32 != 0 && gw == 0.0f) { /* a skipped tail of K leaves 0 as well */
             size_t len = strlen(why);
             snprintf(why + len, sizeof why - len,

@@ -303,6 +303,35 @@ START_TEST(graded_inputs_tell_formats)
 }
 END_TEST
 
+/* Found on the H200 (a seed whose 1 x 1 x 1 inputs put column 0 of B below
+ * FP16's range): a BF16 stage, off by a rounding there, was told "FP16 makes
+ * 0". FP16 is named only when C looks flushed or infinite; the BF16 stage
+ * gets the precision message, and an FP16 one still the FP16 message. */
+START_TEST(bf16_below_fp16_range_is_precision)
+{
+    fixture f;
+    char msg[VERDICT_MSG];
+    int found = 0;
+    for (uint64_t seed = 0; seed < 4000 && !found; seed++) {
+        make_graded(&f, 1, 1, 1, 1.0f, 0.0f, seed);
+        if (fabs(f.p.B[0]) > 0 && fabs(f.p.B[0]) < 0x1p-25) {
+            found = 1;
+            kernel_on(&f.p, f.got, 32, 1, 1, BF16_RNE);
+            if (gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg) == V_WRONG) {
+                ck_assert_msg(strstr(msg, "a lower precision than TF32"), "seed %d: %s", (int)seed,
+                              msg);
+                ck_assert_msg(!strstr(msg, "FP16 makes"), "seed %d: %s", (int)seed, msg);
+            }
+            kernel_on(&f.p, f.got, 32, 1, 1, FP16_FULL);
+            ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_WRONG);
+            ck_assert_msg(strstr(msg, "FP16"), "seed %d: %s", (int)seed, msg);
+        }
+        drop(&f);
+    }
+    ck_assert_msg(found, "no seed put column 0 of B below FP16's range");
+}
+END_TEST
+
 /* B read in the wrong layout (as if it were N x K, row-major) on graded
  * inputs, whose rows of A beyond FP16's range hold the worst errors: the
  * message points at the layouts, not at FP16, since C is off everywhere.
@@ -633,6 +662,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, graded_inputs_tell_formats, 0,
                         (int)(sizeof graded_shapes / sizeof graded_shapes[0]));
     tcase_add_test(tc, wrong_layout_is_not_blamed_on_fp16);
+    tcase_add_test(tc, bf16_below_fp16_range_is_precision);
     tcase_add_test(tc, patched_expectation_is_exact);
     tcase_add_test(tc, patched_expectation_with_collisions);
     tcase_add_loop_test(tc, patched_first_look_agrees, 0, 8);
