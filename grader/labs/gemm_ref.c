@@ -191,6 +191,34 @@ static int fp16_range(const gemm_problem *p, int i, int j, char *why, size_t n)
     return 1;
 }
 
+/* Errors beyond a narrow format's rounding (BF16's 2^-7 of the scale, with
+ * room): how many elements of C have one, and (*in_range) how many of those
+ * lie in a row of A and a column of B within FP16's range. Where they lie
+ * tells a range problem (only in rows of A beyond FP16's range or columns of
+ * B below it) from a wrong layout or index (anywhere). */
+static size_t coarse_errors(const gemm_problem *p, const double *exact, const double *scale,
+                            const float *got, size_t *in_range)
+{
+    size_t n = (size_t)p->M * p->N, coarse = 0;
+    *in_range = 0;
+    double *rmax = malloc((size_t)p->M * sizeof *rmax), *cmax = malloc((size_t)p->N * sizeof *cmax);
+    for (int i = 0; rmax && i < p->M; i++)
+        rmax[i] = row_max(p, i);
+    for (int j = 0; cmax && j < p->N; j++)
+        cmax[j] = col_max(p, j);
+    for (size_t e = 0; rmax && cmax && e < n; e++) {
+        double err = fabs((double)got[e] - exact[e]);
+        if (!(err > 4.0 * ldexp(1.0, -7) * scale[e]))
+            continue;
+        coarse++;
+        double a = rmax[e / p->N], b = cmax[e % p->N];
+        *in_range += !(a > FP16_MAX) && !(b > 0 && b < FP16_ZERO);
+    }
+    free(rmax);
+    free(cmax);
+    return coarse;
+}
+
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
                int tf32, char *msg, size_t msgn)
 {
@@ -267,30 +295,7 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
                                  : " An element past the edge of A or B may have been read.");
         return V_NAN;
     }
-    /* Errors beyond a narrow format's rounding (BF16's 2^-7 of the scale,
-     * with room): where they lie tells a range problem (only in rows of A
-     * beyond FP16's range or columns of B below it) from a wrong layout or
-     * index (anywhere). Said of a layout only where C has room to show it
-     * and no partial tile of K could explain it instead (a skipped tail at
-     * M = N = K = 1 leaves all of C off, measured on the H200). */
-    size_t coarse = 0, coarse_in_range = 0;
-    {
-        double *rmax = malloc((size_t)p->M * sizeof *rmax), *cmax = malloc((size_t)p->N * sizeof *cmax);
-        for (int i = 0; rmax && i < p->M; i++)
-            rmax[i] = row_max(p, i);
-        for (int j = 0; cmax && j < p->N; j++)
-            cmax[j] = col_max(p, j);
-        for (size_t e = 0; rmax && cmax && e < n; e++) {
-            double err = fabs((double)got[e] - exact[e]);
-            if (!(err > 4.0 * ldexp(1.0, -7) * scale[e]))
-                continue;
-            coarse++;
-            double a = rmax[e / p->N], b = cmax[e % p->N];
-            coarse_in_range += !(a > FP16_MAX) && !(b > 0 && b < FP16_ZERO);
-        }
-        free(rmax);
-        free(cmax);
-    }
+    size_t coarse_in_range = 0, coarse = coarse_errors(p, exact, scale, got, &coarse_in_range);
     int wi = (int)(worst_at / p->N), wj = (int)(worst_at % p->N);
     double tol = gemm_tolerance(p->K, scale[worst_at], tf32);
     float gw = got[worst_at];
@@ -301,6 +306,9 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
      * that share of the scale, when every product moves the same way. */
     if (p->beta != 0.0f && fabs((double)gw - ab) <= tol)
         snprintf(why, sizeof why, " It equals alpha A B without beta C: is beta ignored?");
+    /* A layout is named only where C has room to show it and no partial tile
+     * of K could explain it instead (a skipped tail at M = N = K = 1 leaves
+     * all of C off, measured on the H200). */
     else if (coarse_in_range > 0 && 2 * coarse > n && n >= 64 && p->K % 32 == 0)
         snprintf(why, sizeof why,
                  " Most of C is far off, in every part of it: check how each operand is laid "
