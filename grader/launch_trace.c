@@ -51,11 +51,18 @@ static struct {
     launched_kernel k;
     int count;
 } accepted[MAX_AUDITED];
-static int n_accepted, accepted_overflow;
+static int n_accepted, accepted_overflow, auditing;
 
-static void note_accepted(cudaKernel_t kernel, const void *fn, cudaError_t err)
+/* A launch into a stream being captured (into a graph) returns success but
+ * runs nothing: it must not stand for a kernel that ran. Asked only while
+ * auditing, so timed calls pay nothing for it. */
+static void note_accepted(cudaKernel_t kernel, const void *fn, cudaError_t err,
+                          cudaStream_t stream)
 {
-    if (err != cudaSuccess)
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (err != cudaSuccess || !auditing ||
+        cudaStreamIsCapturing(stream, &capturing) != cudaSuccess ||
+        capturing != cudaStreamCaptureStatusNone)
         return;
     for (int i = 0; i < n_accepted; i++)
         if (accepted[i].k.handle == kernel && accepted[i].k.fn == fn) {
@@ -74,6 +81,12 @@ void launch_trace_audit_reset(void)
 {
     n_accepted = 0;
     accepted_overflow = 0;
+    auditing = 1;
+}
+
+void launch_trace_audit_stop(void)
+{
+    auditing = 0;
 }
 
 /* The stream every launch must use while expecting is set, and the first
@@ -180,7 +193,7 @@ static cudaError_t forward_launch(launch_fn *real, const char *name, cudaKernel_
     note_stream("a kernel launch", kernel, NULL, stream, strstr(name, "_ptsz") != NULL);
     cudaError_t err =
         *real ? (*real)(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
-    note_accepted(kernel, NULL, err);
+    note_accepted(kernel, NULL, err, stream);
     return err;
 }
 
@@ -245,7 +258,7 @@ static cudaError_t public_launch(const char *name, const void *fn, dim3 grid, di
     note_stream(name, NULL, fn, stream, strstr(name, "_ptsz") != NULL);
     cudaError_t err =
         real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
-    note_accepted(NULL, fn, err);
+    note_accepted(NULL, fn, err, stream);
     return err;
 }
 
@@ -275,7 +288,7 @@ static cudaError_t launch_ex(launch_ex_fn real, const char *name, const cudaLaun
     }
     cudaError_t err = real ? real(config, fn, args) : cudaErrorNotSupported;
     if (config)
-        note_accepted(NULL, fn, err);
+        note_accepted(NULL, fn, err, config->stream);
     return err;
 }
 
@@ -340,10 +353,13 @@ static const char *kernel_name(const launched_kernel *k)
             fn = known[i].fn;
     Dl_info info;
     const char *name = NULL;
+    /* The runtime's name first: the device function's, which CUPTI reports
+     * too (the audit compares the two); an exported symbol at the stub's
+     * address could be any name the library chose. */
+    if (fn && cudaFuncGetName(&name, fn) == cudaSuccess && name)
+        return name;
     if (fn && dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn)
         return info.dli_sname; /* the kernel's mangled name: its host stub's symbol */
-    if (fn && cudaFuncGetName(&name, fn) == cudaSuccess)
-        return name;
     return NULL;
 }
 

@@ -46,7 +46,8 @@ const char *launch_trace_borrowed(char *shown, size_t n);
  * launch_trace_audit_reset. launch_trace_audit_count says how many were of
  * the kernel of mangled name `name`, and sets *unnamed to how many were of
  * kernels the trace could not name (which could be any). */
-void launch_trace_audit_reset(void);
+void launch_trace_audit_reset(void); /* ...and counts from here on */
+void launch_trace_audit_stop(void);  /* counts no more (timed calls pay nothing) */
 int launch_trace_audit_count(const char *name, int *unnamed);
 /* The comparison: names[i] ran counts[i] times on the GPU (CUPTI, in the same
  * window). 1 when one of them ran more often than it was launched through

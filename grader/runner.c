@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -139,9 +140,12 @@ typedef struct child_env {
     devinfo dev;
     rng rng;
     rng patch_rng; /* the positions and values of the timed calls' patches */
+    int audit_ready; /* CUPTI recorded once before the lab library was loaded */
 } child_env;
 
 static char output_dir[256];
+
+static int audit_start(char *why, size_t n);
 
 void runner_set_output_dir(const char *dir)
 {
@@ -317,6 +321,13 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
+    /* The kernel audit's CUPTI, started and stopped once before the lab
+     * library is loaded: a failure here is the machine's (no CUPTI, a
+     * profiler attached) and the stage is graded without the audit; once it
+     * has worked, a failure during a stage's call is the stage's doing. */
+    if (run->spec->forbidden_calls == policy_stream_stage_rules && stage >= 0 &&
+        !run->spec->stages[stage].given)
+        env->audit_ready = audit_start(why, sizeof why);
     if (lab_has_given(run->spec)) {
         env->given = given_open(run->spec->number, why, sizeof why);
         if (!env->given)
@@ -369,6 +380,7 @@ typedef struct call_result {
     cudaError_t launch, sync;
     double event_ms, wall_ms;
     char foreign[400]; /* the audit: a kernel that ran without a launch the trace saw */
+    char audit_broken[200]; /* the audit: CUPTI, ready before, failed during the call */
 } call_result;
 
 /* ---- the kernel audit ----
@@ -399,6 +411,17 @@ static void audit_unavailable(const char *why)
         printf("kernels not audited: %s\n", why);
 }
 
+/* CUPTI started and stopped once (child_start, before the lab library is
+ * loaded): 1 when it records, else 0 and the stage's output says why. */
+static int audit_start(char *why, size_t n)
+{
+    span none[1];
+    if (trace_begin(why, n) == 0 && trace_end(none, 1, why, n) >= 0)
+        return 1;
+    audit_unavailable(why);
+    return 0;
+}
+
 /* After an audited call: the first kernel CUPTI saw run more often than the
  * trace saw it launched, into cr->foreign. */
 static void audit_compare(call_result *cr)
@@ -423,6 +446,15 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     cudaStreamSynchronize(env->stream); /* inputs loaded, outputs poisoned */
     cudaGetLastError();                 /* start with no pending error */
     launch_trace_reset();
+    /* An audited call starts CUPTI (which waits for the GPU) before the
+     * flush, so that at the stage's entry its stream is as busy as in any
+     * other call: the stage cannot tell which call is audited. */
+    audit = audit && env->audit_ready;
+    char why[160];
+    if (audit && trace_begin(why, sizeof why) != 0) {
+        snprintf(cr->audit_broken, sizeof cr->audit_broken, "%s", why);
+        audit = 0;
+    }
     l2_flush(&env->flush, env->stream);
     if (spec->host_timed) /* the stage's own streams would not wait for the flush */
         cudaStreamSynchronize(env->stream);
@@ -430,23 +462,20 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     /* Stages of labs that run on the grader's stream launch nothing elsewhere. */
     launch_trace_expect_stream(stage >= 0 && spec->forbidden_calls == policy_stream_stage_rules,
                                env->stream);
-    char why[160];
-    if (audit && trace_begin(why, sizeof why) != 0) {
-        audit_unavailable(why);
-        audit = 0;
-    }
-    launch_trace_audit_reset();
+    if (audit)
+        launch_trace_audit_reset();
     double t0 = wall_ms();
     cr->status = stage >= 0 ? spec->call(ctx, stage, fn, env->stream)
                             : spec->call_ceiling(ctx, owner, env->stream);
     launch_trace_expect_stream(0, NULL);
+    launch_trace_audit_stop();
     gpu_timer_stop(&env->timer, env->stream);
     cr->launch = cudaGetLastError();
     cr->sync = cudaDeviceSynchronize();
     if (audit) {
         span none[1];
         if (trace_end(none, 1, why, sizeof why) < 0)
-            audit_unavailable(why);
+            snprintf(cr->audit_broken, sizeof cr->audit_broken, "%s", why);
         else
             audit_compare(cr);
     }
@@ -542,6 +571,15 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
     }
     if (stage >= 0 && launch_trace_refused(spec, stage, out) != 0)
         return -1;
+    if (stage >= 0 && cr->audit_broken[0]) {
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) at %s: the kernel audit stopped working during the call (%s), "
+                 "after it had worked when the test started. A stage may not touch the "
+                 "profiling interface (CUPTI) or the grader's memory.",
+                 stage, spec->stages[stage].title, size, cr->audit_broken);
+        return -1;
+    }
     if (stage >= 0 && cr->foreign[0]) {
         out->v = V_REJECTED;
         snprintf(out->msg, sizeof out->msg,
@@ -670,18 +708,17 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
     const int max_reps = *reps;
     /* The audited call: one more call of the stage, untimed, just before its
      * call in a random round of the loop or of the checks after it. */
-    const int audit = audit_wanted(run, f[0].stage);
-    struct rng audit_rng; /* its own, so that the inputs' draws stay as they were */
-    rng_seed(&audit_rng, rng_derive(run->seed, 9100u + (uint64_t)f[0].stage));
+    const int audit = audit_wanted(run, f[0].stage) && env->audit_ready;
+    /* Its round comes from the operating system, not from the run's seed,
+     * which is printed (a replay with --seed audits another call). */
+    uint64_t pick = 0;
+    if (getrandom(&pick, sizeof pick, 0) != (ssize_t)sizeof pick)
+        pick = rng_derive(run->seed, 9100u + (uint64_t)f[0].stage) ^ (uint64_t)wall_ms();
+    struct rng audit_rng;
+    rng_seed(&audit_rng, pick);
     const int audit_round =
         audit ? (int)rng_below(&audit_rng, (uint64_t)(max_reps + WARMUP_CALLS)) - WARMUP_CALLS
               : max_reps;
-    if (audit) { /* CUPTI's start-up, before any call is timed */
-        char why[160];
-        span none[1];
-        if (trace_begin(why, sizeof why) != 0 || trace_end(none, 1, why, sizeof why) < 0)
-            audit_unavailable(why);
-    }
     for (int round = -WARMUP_CALLS; round < *reps; round++) {
         for (int k = 0; k < nf; k++) {
             int idx = (k + round + WARMUP_CALLS) % nf;

@@ -98,11 +98,17 @@ static void forget_names(void)
     names_lost = 0;
 }
 
+/* Set when CUPTI asked for a buffer the grader could not give: its records
+ * were dropped, so what trace_end returns would be incomplete. */
+static int buffer_lost;
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     *size = (size_t)8 << 20;
     *buffer = aligned_alloc(8, *size);
     *max_records = 0;
+    if (!*buffer)
+        buffer_lost = 1;
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
@@ -180,6 +186,7 @@ int trace_begin(char *err, size_t errn)
     }
     cudaDeviceSynchronize(); /* nothing of before in the record */
     n_raw = 0;
+    buffer_lost = 0;
     forget_names();
     if (cupti.enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
         cupti.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
@@ -199,6 +206,10 @@ int trace_end(span *s, int max, char *err, size_t errn)
     cupti.flush_all(0);
     cupti.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
     cupti.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (buffer_lost) {
+        snprintf(err, errn, "CUPTI dropped records (the grader could not give it a buffer)");
+        return -1;
+    }
     uint64_t t0 = UINT64_MAX;
     for (int i = 0; i < n_raw; i++)
         if (raw[i].start < t0)
