@@ -142,12 +142,12 @@ typedef struct child_env {
     rng rng;
     rng patch_rng; /* the positions and values of the timed calls' patches */
     int audit_ready; /* CUPTI recorded once before the lab library was loaded */
-    devcheck_mark_fn *mark; /* the audit's marker kernel (devcheck.so) */
+    devcheck_mark_fn *mark; /* the grader's marker kernel (devcheck.so) */
 } child_env;
 
 static char output_dir[256];
 
-static int audit_start(child_env *env, char *why, size_t n);
+static int audit_start(char *why, size_t n);
 
 void runner_set_output_dir(const char *dir)
 {
@@ -323,13 +323,18 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
+    static const char *const mark_sym[] = {"devcheck_mark"};
+    void *mark = NULL;
+    if (ceiling_load("devcheck", mark_sym, &mark, 1, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "%s", why);
+    env->mark = (devcheck_mark_fn *)mark;
     /* The kernel audit's CUPTI, started and stopped once before the lab
      * library is loaded: a failure here is the machine's (no CUPTI, a
      * profiler attached) and the stage is graded without the audit; once it
      * has worked, a failure during a stage's call is the stage's doing. */
     if (run->spec->forbidden_calls == policy_stream_stage_rules && stage >= 0 &&
         !run->spec->stages[stage].given)
-        env->audit_ready = audit_start(env, why, sizeof why);
+        env->audit_ready = audit_start(why, sizeof why);
     if (lab_has_given(run->spec)) {
         env->given = given_open(run->spec->number, why, sizeof why);
         if (!env->given)
@@ -416,16 +421,11 @@ static void audit_unavailable(const char *why)
 }
 
 /* CUPTI started and stopped once (child_start, before the lab library is
- * loaded), and the marker kernel found: 1 when both work, else 0 and the
- * stage's output says why. */
-static int audit_start(child_env *env, char *why, size_t n)
+ * loaded): 1 when it records, else 0 and the stage's output says why. */
+static int audit_start(char *why, size_t n)
 {
-    static const char *const mark_sym[] = {"devcheck_mark"};
-    void *fn = NULL;
     span none[1];
-    if (ceiling_load("devcheck", mark_sym, &fn, 1, why, n) == 0 && trace_begin(why, n) == 0 &&
-        trace_end(none, 1, why, n) >= 0) {
-        env->mark = (devcheck_mark_fn *)fn;
+    if (trace_begin(why, n) == 0 && trace_end(none, 1, why, n) >= 0) {
         trace_set_mark(DEVCHECK_MARK_NAME);
         return 1;
     }
@@ -453,12 +453,19 @@ static void audit_compare(call_result *cr)
                 cr->dark[0] ? " (dark)" : "");
 }
 
-static void audit_mark(child_env *env)
+/* The grader's marker kernel on the stage's stream, busy for hold_ns; the
+ * launch trace holds, so it counts nowhere as the stage's. */
+static void grader_mark(child_env *env, unsigned hold_ns)
 {
     launch_trace_hold(1);
-    env->mark(env->stream);
+    env->mark(env->stream, hold_ns);
     launch_trace_hold(0);
 }
+
+/* How long the marker before each call holds the stream: longer than the
+ * host takes from there to the stage's first launch (tens of us; more with
+ * CUPTI recording). */
+#define HOLD_NS 100000u
 
 /* An audited call with dark time is made again (inputs prepared afresh), up
  * to AUDIT_TRIES calls in all: a host that stalled once (the first call's
@@ -474,8 +481,9 @@ static void audit_mark(child_env *env)
 /* stage < 0 calls the ceiling (the grader's own reference operation). Every
  * call, graded or timed, sees the same thing: no persisting window, a cold L2,
  * poisoned outputs (done by prepare). The start event is queued behind the L2
- * flush, so the GPU is still busy flushing while the host launches the stage:
- * the host's launch latency stays out of the measured time. cr->audit_tries
+ * flush and the marker's hold, so the GPU is still busy while the host
+ * launches the stage: the host's launch latency stays out of the measured
+ * time. cr->audit_tries
  * counts on from what the caller set (0 for a first call; audit_again). */
 static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
                        void *fn, int audit, call_result *cr)
@@ -500,9 +508,11 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     l2_flush(&env->flush, env->stream);
     if (spec->host_timed) /* the stage's own streams would not wait for the flush */
         cudaStreamSynchronize(env->stream);
+    else /* every call: the GPU busy while the host reaches the stage's first launch (so
+          * the host's latency is outside the measured time, and an audited call's
+          * stream looks like any other's); an audited call's first marker */
+        grader_mark(env, HOLD_NS);
     gpu_timer_start(&env->timer, env->stream);
-    if (audit) /* the first marker: queued behind the flush, before the stage's work */
-        audit_mark(env);
     /* Stages of labs that run on the grader's stream launch nothing elsewhere. */
     launch_trace_expect_stream(stage >= 0 && spec->forbidden_calls == policy_stream_stage_rules,
                                env->stream);
@@ -515,7 +525,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     launch_trace_audit_stop();
     cr->launch = cudaGetLastError();
     if (audit) /* the second marker, behind the stage's work */
-        audit_mark(env);
+        grader_mark(env, 0);
     gpu_timer_stop(&env->timer, env->stream);
     cr->sync = cudaDeviceSynchronize();
     if (audit) {

@@ -8,11 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dark time a stalled host can leave in one call: 50 us, plus 4 us for each
- * recorded operation (a launch the GPU finished before the host queued the
- * next). Hidden work leaves its whole duration. */
-#define DARK_FREE_MS 0.05
-#define DARK_PER_OPERATION_MS 0.004
+/* Dark time an honest call can show: the host's latency from the first
+ * marker to the stage's first launch, and between launches of kernels
+ * shorter than a launch (with CUPTI recording, up to about 120 us in a call
+ * of the references on an H200, instructors.md). A call is suspect only when
+ * its dark time is over DARK_FREE_MS and over half its window: hidden work
+ * of the benchmark's size (cuBLAS's 4096^3 BF16 GEMM, 185 us on an H200;
+ * its SGEMM, 2.7 ms) is nearly all of it. */
+#define DARK_FREE_MS 0.15
+#define DARK_SHARE 0.5
 
 int trace_window_suspect(const trace_window *w, char *why, size_t n)
 {
@@ -21,14 +25,13 @@ int trace_window_suspect(const trace_window *w, char *why, size_t n)
                  w->marks);
         return 1;
     }
-    double allowed = DARK_FREE_MS + DARK_PER_OPERATION_MS * w->operations;
-    if (w->dark_ms <= allowed)
+    if (w->dark_ms <= DARK_FREE_MS || w->dark_ms <= DARK_SHARE * w->window_ms)
         return 0;
     snprintf(why, n,
              "for %.0f us of the call's %.0f us the GPU ran no kernel, copy or memset that "
-             "was recorded (%d recorded%s; %.0f us allowed)",
+             "was recorded (%d recorded%s; at most %.0f us, or half the call, is allowed)",
              w->dark_ms * 1e3, w->window_ms * 1e3, w->operations,
-             w->operations_lost ? ", and more than the grader keeps" : "", allowed * 1e3);
+             w->operations_lost ? ", and more than the grader keeps" : "", DARK_FREE_MS * 1e3);
     return 1;
 }
 

@@ -51,8 +51,8 @@ void trace_set_mark(const char *name);
 int trace_dark(trace_window *w);
 
 /* 1 when w shows work the audit did not see, or a missing marker (CUPTI
- * switched off), with what in why; 0 when its dark time is no more than a
- * stalled host leaves. On any machine (unit-tested). */
+ * switched off), with what in why; 0 when its dark time is no more than an
+ * honest call's host latency leaves. On any machine (unit-tested). */
 int trace_window_suspect(const trace_window *w, char *why, size_t n);
 
 #endif

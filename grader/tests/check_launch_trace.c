@@ -280,8 +280,8 @@ START_TEST(held_launches_are_not_noted)
 END_TEST
 
 /* The audit's dark time, judged on any machine: a missing marker is named;
- * what a stalled host leaves (50 us, and 4 us per recorded operation) passes;
- * more is named with the figures. */
+ * dark time up to 150 us, or up to half the call, passes (an honest call's
+ * host latency); more than both is named with the figures. */
 START_TEST(dark_time_is_judged)
 {
     char why[240];
@@ -289,18 +289,22 @@ START_TEST(dark_time_is_judged)
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
     ck_assert_str_eq(why, "1 of the grader's 2 marker kernels around the call were recorded");
     w.marks = 2;
-    w.dark_ms = 0.061; /* 50 + 3 x 4 = 62 us allowed */
+    w.dark_ms = 0.149; /* nearly all of a short call: a host-bound small size */
+    w.window_ms = 0.16;
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 0);
-    w.dark_ms = 0.063;
+    w.dark_ms = 0.24; /* under half of a long call */
+    w.window_ms = 0.5;
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 0);
+    w.dark_ms = 0.26;
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
-    ck_assert_str_eq(why, "for 63 us of the call's 500 us the GPU ran no kernel, copy or memset "
-                          "that was recorded (3 recorded; 62 us allowed)");
+    ck_assert_str_eq(why, "for 260 us of the call's 500 us the GPU ran no kernel, copy or memset "
+                          "that was recorded (3 recorded; at most 150 us, or half the call, is "
+                          "allowed)");
     w.operations_lost = 1;
     w.operations = 0;
     w.dark_ms = 0.4;
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
-    ck_assert_msg(strstr(why, "(0 recorded, and more than the grader keeps; 50 us allowed)"), "%s",
-                  why);
+    ck_assert_msg(strstr(why, "(0 recorded, and more than the grader keeps;"), "%s", why);
 }
 END_TEST
 
@@ -405,12 +409,18 @@ START_TEST(audit_sees_dark_time)
     span none[1];
     trace_window w;
     trace_set_mark(DEVCHECK_MARK_NAME);
-    fn(in, out, n, n, 0); /* loaded, so the traced calls below do not wait for that */
+    /* Once untimed: the kernels' loading and CUPTI's first recorded launch
+     * (milliseconds of host time) are behind the calls below, as they are
+     * behind a stage's second audited call in grading. */
     ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
-    mark(0);
+    mark(0, 0);
+    fn(in, out, n, n, 0);
+    ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
+    ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
+    mark(0, 100000); /* as in grading: held while the host reaches the first launch */
     fn(in, out, n, n, 0);
     fn(in, out, n, n, 0);
-    mark(0);
+    mark(0, 0);
     ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
     ck_assert_int_eq(trace_dark(&w), 2);
     ck_assert_int_eq(w.operations, 2);
@@ -438,11 +448,11 @@ START_TEST(audit_sees_dark_time)
     const float one = 1.0f, zero = 0.0f;
     ck_assert_int_eq(sgemm(handle, 0, 0, n, n, n, &one, in, n, in, n, &zero, out, n), 0);
     ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
-    mark(0);
+    mark(0, 0);
     off(10); /* CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL */
     ck_assert_int_eq(sgemm(handle, 0, 0, n, n, n, &one, in, n, in, n, &zero, out, n), 0);
     on(10);
-    mark(0);
+    mark(0, 0);
     ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
     ck_assert_int_eq(trace_dark(&w), 2);
     ck_assert_int_eq(w.operations, 0);
