@@ -463,9 +463,9 @@ static void grader_mark(child_env *env, unsigned hold_ns)
 }
 
 /* How long the marker before each call holds the stream: longer than the
- * host takes from there to the stage's first launch (tens of us; more with
- * CUPTI recording). */
-#define HOLD_NS 100000u
+ * host takes from there to the stage's first launch (15 to 50 us on the
+ * H200's host with CUPTI recording; a slower host may take a few times that). */
+#define HOLD_NS 200000u
 
 /* An audited call with dark time is made again (inputs prepared afresh), up
  * to AUDIT_TRIES calls in all: a host that stalled once (the first call's

@@ -280,7 +280,7 @@ START_TEST(held_launches_are_not_noted)
 END_TEST
 
 /* The audit's dark time, judged on any machine: a missing marker is named;
- * dark time up to 150 us, or up to half the call, passes (an honest call's
+ * dark time up to 100 us, or up to half the call, passes (an honest call's
  * host latency); more than both is named with the figures. */
 START_TEST(dark_time_is_judged)
 {
@@ -289,8 +289,8 @@ START_TEST(dark_time_is_judged)
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
     ck_assert_str_eq(why, "1 of the grader's 2 marker kernels around the call were recorded");
     w.marks = 2;
-    w.dark_ms = 0.149; /* nearly all of a short call: a host-bound small size */
-    w.window_ms = 0.16;
+    w.dark_ms = 0.099; /* nearly all of a short call: a host that outlasted the hold */
+    w.window_ms = 0.1;
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 0);
     w.dark_ms = 0.24; /* under half of a long call */
     w.window_ms = 0.5;
@@ -298,7 +298,7 @@ START_TEST(dark_time_is_judged)
     w.dark_ms = 0.26;
     ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
     ck_assert_str_eq(why, "for 260 us of the call's 500 us the GPU ran no kernel, copy or memset "
-                          "that was recorded (3 recorded; at most 150 us, or half the call, is "
+                          "that was recorded (3 recorded; at most 100 us, or half the call, is "
                           "allowed)");
     w.operations_lost = 1;
     w.operations = 0;
@@ -409,23 +409,26 @@ START_TEST(audit_sees_dark_time)
     span none[1];
     trace_window w;
     trace_set_mark(DEVCHECK_MARK_NAME);
-    /* Once untimed: the kernels' loading and CUPTI's first recorded launch
-     * (milliseconds of host time) are behind the calls below, as they are
-     * behind a stage's second audited call in grading. */
-    ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
-    mark(0, 0);
-    fn(in, out, n, n, 0);
-    ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
-    ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
-    mark(0, 100000); /* as in grading: held while the host reaches the first launch */
-    fn(in, out, n, n, 0);
-    fn(in, out, n, n, 0);
-    mark(0, 0);
-    ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
-    ck_assert_int_eq(trace_dark(&w), 2);
-    ck_assert_int_eq(w.operations, 2);
-    ck_assert_msg(w.window_ms > 0 && trace_window_suspect(&w, why, sizeof why) == 0,
-                  "window %.4f ms, dark %.4f ms: %s", w.window_ms, w.dark_ms, why);
+    /* As the grader makes an audited call: on a stream of its own, the first
+     * marker holding it 200 us; a call with dark time is made again, up to 3
+     * calls (the first in a process loads the kernels and starts CUPTI's
+     * recording, milliseconds of host time). */
+    cudaStream_t st;
+    ck_assert_int_eq(cudaStreamCreate(&st), cudaSuccess);
+    int tries = 0, suspect = 1;
+    while (suspect && tries++ < 3) {
+        ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
+        mark(st, 200000);
+        fn(in, out, n, n, st);
+        fn(in, out, n, n, st);
+        mark(st, 0);
+        ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
+        ck_assert_int_eq(trace_dark(&w), 2);
+        ck_assert_int_eq(w.operations, 2);
+        suspect = trace_window_suspect(&w, why, sizeof why);
+    }
+    ck_assert_msg(w.window_ms > 0 && !suspect, "window %.4f ms, dark %.4f ms: %s", w.window_ms,
+                  w.dark_ms, why);
 
     void *handle = NULL;
     sgemm_fn sgemm = load_sgemm(&handle);
@@ -448,7 +451,7 @@ START_TEST(audit_sees_dark_time)
     const float one = 1.0f, zero = 0.0f;
     ck_assert_int_eq(sgemm(handle, 0, 0, n, n, n, &one, in, n, in, n, &zero, out, n), 0);
     ck_assert_msg(trace_begin(err, sizeof err) == 0, "CUPTI: %s", err);
-    mark(0, 0);
+    mark(0, 200000);
     off(10); /* CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL */
     ck_assert_int_eq(sgemm(handle, 0, 0, n, n, n, &one, in, n, in, n, &zero, out, n), 0);
     on(10);
@@ -459,6 +462,7 @@ START_TEST(audit_sees_dark_time)
     ck_assert_msg(trace_window_suspect(&w, why, sizeof why) == 1 && w.dark_ms > 0.1,
                   "window %.4f ms, dark %.4f ms", w.window_ms, w.dark_ms);
     trace_set_mark(NULL);
+    cudaStreamDestroy(st);
     cudaFree(in);
     cudaFree(out);
 }
