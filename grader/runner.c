@@ -147,7 +147,7 @@ typedef struct child_env {
 
 static char output_dir[256];
 
-static int audit_start(char *why, size_t n);
+static int audit_start(child_env *env, char *why, size_t n);
 
 void runner_set_output_dir(const char *dir)
 {
@@ -334,7 +334,7 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
      * has worked, a failure during a stage's call is the stage's doing. */
     if (run->spec->forbidden_calls == policy_stream_stage_rules && stage >= 0 &&
         !run->spec->stages[stage].given)
-        env->audit_ready = audit_start(why, sizeof why);
+        env->audit_ready = audit_start(env, why, sizeof why);
     if (lab_has_given(run->spec)) {
         env->given = given_open(run->spec->number, why, sizeof why);
         if (!env->given)
@@ -411,6 +411,20 @@ static int audit_wanted(const grade_run *run, int stage)
            run->spec->forbidden_calls == policy_stream_stage_rules;
 }
 
+/* The grader's marker kernel on the stage's stream, busy for hold_ns; the
+ * launch trace holds, so it counts nowhere as the stage's. */
+static void grader_mark(child_env *env, unsigned hold_ns)
+{
+    launch_trace_hold(1);
+    env->mark(env->stream, hold_ns);
+    launch_trace_hold(0);
+}
+
+/* How long the marker before each call holds the stream: longer than the
+ * host takes from there to the stage's first launch (15 to 50 us on the
+ * H200's host with CUPTI recording; a slower host may take a few times that). */
+#define HOLD_NS 200000u
+
 /* Said once per test when CUPTI cannot record (no CUPTI, a profiler or the
  * sanitizer attached): the stage is graded without the audit. */
 static void audit_unavailable(const char *why)
@@ -421,13 +435,21 @@ static void audit_unavailable(const char *why)
 }
 
 /* CUPTI started and stopped once (child_start, before the lab library is
- * loaded): 1 when it records, else 0 and the stage's output says why. */
-static int audit_start(char *why, size_t n)
+ * loaded), around one of the grader's marker kernels: 1 when it recorded the
+ * marker, else 0 and the stage's output says why (no CUPTI, a profiler or
+ * the sanitizer attached, a runtime CUPTI does not see). */
+static int audit_start(child_env *env, char *why, size_t n)
 {
     span none[1];
-    if (trace_begin(why, n) == 0 && trace_end(none, 1, why, n) >= 0) {
-        trace_set_mark(DEVCHECK_MARK_NAME);
-        return 1;
+    trace_set_mark(DEVCHECK_MARK_NAME);
+    if (trace_begin(why, n) == 0) {
+        grader_mark(env, 0);
+        trace_window w;
+        if (trace_end(none, 1, why, n) >= 0) {
+            if (trace_dark(&w) == 1)
+                return 1;
+            snprintf(why, n, "CUPTI did not record the grader's own marker kernel");
+        }
     }
     audit_unavailable(why);
     return 0;
@@ -453,19 +475,6 @@ static void audit_compare(call_result *cr)
                 cr->dark[0] ? " (dark)" : "");
 }
 
-/* The grader's marker kernel on the stage's stream, busy for hold_ns; the
- * launch trace holds, so it counts nowhere as the stage's. */
-static void grader_mark(child_env *env, unsigned hold_ns)
-{
-    launch_trace_hold(1);
-    env->mark(env->stream, hold_ns);
-    launch_trace_hold(0);
-}
-
-/* How long the marker before each call holds the stream: longer than the
- * host takes from there to the stage's first launch (15 to 50 us on the
- * H200's host with CUPTI recording; a slower host may take a few times that). */
-#define HOLD_NS 200000u
 
 /* An audited call with dark time is made again (inputs prepared afresh), up
  * to AUDIT_TRIES calls in all: a host that stalled once (the first call's
