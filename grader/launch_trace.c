@@ -25,6 +25,13 @@ typedef cudaError_t (*launch_fn)(cudaKernel_t, dim3, dim3, void **, size_t, cuda
 
 static launch_config last;
 static int launches;
+/* While held, the grader itself launches (the audit's markers): nothing is noted. */
+static int held;
+
+void launch_trace_hold(int on)
+{
+    held = on;
+}
 
 /* Kernel handles and the host functions they stand for (from
  * __cudaGetKernel), and the handles launched since the reset. */
@@ -51,11 +58,18 @@ static struct {
     launched_kernel k;
     int count;
 } accepted[MAX_AUDITED];
-static int n_accepted, accepted_overflow;
+static int n_accepted, accepted_overflow, auditing;
 
-static void note_accepted(cudaKernel_t kernel, const void *fn, cudaError_t err)
+/* A launch into a stream being captured (into a graph) returns success but
+ * runs nothing: it must not stand for a kernel that ran. Asked only while
+ * auditing, so timed calls pay nothing for it. */
+static void note_accepted(cudaKernel_t kernel, const void *fn, cudaError_t err,
+                          cudaStream_t stream)
 {
-    if (err != cudaSuccess)
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (err != cudaSuccess || !auditing || held ||
+        cudaStreamIsCapturing(stream, &capturing) != cudaSuccess ||
+        capturing != cudaStreamCaptureStatusNone)
         return;
     for (int i = 0; i < n_accepted; i++)
         if (accepted[i].k.handle == kernel && accepted[i].k.fn == fn) {
@@ -74,6 +88,12 @@ void launch_trace_audit_reset(void)
 {
     n_accepted = 0;
     accepted_overflow = 0;
+    auditing = 1;
+}
+
+void launch_trace_audit_stop(void)
+{
+    auditing = 0;
 }
 
 /* The stream every launch must use while expecting is set, and the first
@@ -104,7 +124,7 @@ void launch_trace_expect_stream(int on, void *stream)
 static void note_stream(const char *what, cudaKernel_t handle, const void *fn, cudaStream_t stream,
                         int per_thread)
 {
-    if (!expecting || foreign.seen || (stream == expected && !(per_thread && !stream)))
+    if (held || !expecting || foreign.seen || (stream == expected && !(per_thread && !stream)))
         return;
     foreign.seen = 1;
     snprintf(foreign.what, sizeof foreign.what, "%s", what);
@@ -136,8 +156,10 @@ unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_bytes,
         void *sym = real_symbol("__cudaPushCallConfiguration");
         memcpy(&real, &sym, sizeof real);
     }
-    last = (launch_config){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes};
-    launches++;
+    if (!held) {
+        last = (launch_config){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes};
+        launches++;
+    }
     return real ? real(grid, block, shared_bytes, stream) : 1u;
 }
 
@@ -160,6 +182,8 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fn)
 
 static void note_launch(cudaKernel_t kernel, const void *fn)
 {
+    if (held)
+        return;
     for (int i = 0; i < n_launched; i++)
         if (launched[i].handle == kernel && launched[i].fn == fn)
             return;
@@ -180,7 +204,7 @@ static cudaError_t forward_launch(launch_fn *real, const char *name, cudaKernel_
     note_stream("a kernel launch", kernel, NULL, stream, strstr(name, "_ptsz") != NULL);
     cudaError_t err =
         *real ? (*real)(kernel, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
-    note_accepted(kernel, NULL, err);
+    note_accepted(kernel, NULL, err, stream);
     return err;
 }
 
@@ -239,13 +263,15 @@ static cudaError_t public_launch(const char *name, const void *fn, dim3 grid, di
         if (strcmp(reals[i].name, name) == 0)
             real = reals[i].real;
     }
-    last = (launch_config){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes};
-    launches++;
+    if (!held) {
+        last = (launch_config){{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes};
+        launches++;
+    }
     note_launch(NULL, fn);
     note_stream(name, NULL, fn, stream, strstr(name, "_ptsz") != NULL);
     cudaError_t err =
         real ? real(fn, grid, block, args, shared_bytes, stream) : cudaErrorNotSupported;
-    note_accepted(NULL, fn, err);
+    note_accepted(NULL, fn, err, stream);
     return err;
 }
 
@@ -265,7 +291,7 @@ PUBLIC_LAUNCH(cudaLaunchCooperativeKernel_ptsz)
 static cudaError_t launch_ex(launch_ex_fn real, const char *name, const cudaLaunchConfig_t *config,
                              const void *fn, void **args)
 {
-    if (config) {
+    if (config && !held) {
         last = (launch_config){{config->gridDim.x, config->gridDim.y, config->gridDim.z},
                                {config->blockDim.x, config->blockDim.y, config->blockDim.z},
                                config->dynamicSmemBytes};
@@ -275,7 +301,7 @@ static cudaError_t launch_ex(launch_ex_fn real, const char *name, const cudaLaun
     }
     cudaError_t err = real ? real(config, fn, args) : cudaErrorNotSupported;
     if (config)
-        note_accepted(NULL, fn, err);
+        note_accepted(NULL, fn, err, config->stream);
     return err;
 }
 
@@ -340,10 +366,13 @@ static const char *kernel_name(const launched_kernel *k)
             fn = known[i].fn;
     Dl_info info;
     const char *name = NULL;
+    /* The runtime's name first: the device function's, which CUPTI reports
+     * too (the audit compares the two); an exported symbol at the stub's
+     * address could be any name the library chose. */
+    if (fn && cudaFuncGetName(&name, fn) == cudaSuccess && name)
+        return name;
     if (fn && dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn)
         return info.dli_sname; /* the kernel's mangled name: its host stub's symbol */
-    if (fn && cudaFuncGetName(&name, fn) == cudaSuccess)
-        return name;
     return NULL;
 }
 

@@ -14,6 +14,9 @@ typedef struct launch_config {
 } launch_config;
 
 void launch_trace_reset(void);
+/* on: the grader's own launches follow (the audit's markers), noted nowhere;
+ * off: noting again. */
+void launch_trace_hold(int on);
 /* Launches seen since the reset; *last is the last one (when any). */
 int launch_trace_last(launch_config *last);
 
@@ -46,7 +49,8 @@ const char *launch_trace_borrowed(char *shown, size_t n);
  * launch_trace_audit_reset. launch_trace_audit_count says how many were of
  * the kernel of mangled name `name`, and sets *unnamed to how many were of
  * kernels the trace could not name (which could be any). */
-void launch_trace_audit_reset(void);
+void launch_trace_audit_reset(void); /* ...and counts from here on */
+void launch_trace_audit_stop(void);  /* counts no more (timed calls pay nothing) */
 int launch_trace_audit_count(const char *name, int *unnamed);
 /* The comparison: names[i] ran counts[i] times on the GPU (CUPTI, in the same
  * window). 1 when one of them ran more often than it was launched through

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "../common/stats.h"
 #include "../common/timing.h"
 #include "ceiling.h"
+#include "ceilings/ceilings.h"
 #include "decide.h"
 #include "gbuf.h"
 #include "green.h"
@@ -139,9 +141,13 @@ typedef struct child_env {
     devinfo dev;
     rng rng;
     rng patch_rng; /* the positions and values of the timed calls' patches */
+    int audit_ready; /* CUPTI recorded once before the lab library was loaded */
+    devcheck_mark_fn *mark; /* the grader's marker kernel (devcheck.so) */
 } child_env;
 
 static char output_dir[256];
+
+static int audit_start(child_env *env, char *why, size_t n);
 
 void runner_set_output_dir(const char *dir)
 {
@@ -317,6 +323,18 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
+    static const char *const mark_sym[] = {"devcheck_mark"};
+    void *mark = NULL;
+    if (ceiling_load("devcheck", mark_sym, &mark, 1, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "%s", why);
+    env->mark = (devcheck_mark_fn *)mark;
+    /* The kernel audit's CUPTI, started and stopped once before the lab
+     * library is loaded: a failure here is the machine's (no CUPTI, a
+     * profiler attached) and the stage is graded without the audit; once it
+     * has worked, a failure during a stage's call is the stage's doing. */
+    if (run->spec->forbidden_calls == policy_stream_stage_rules && stage >= 0 &&
+        !run->spec->stages[stage].given)
+        env->audit_ready = audit_start(env, why, sizeof why);
     if (lab_has_given(run->spec)) {
         env->given = given_open(run->spec->number, why, sizeof why);
         if (!env->given)
@@ -369,6 +387,9 @@ typedef struct call_result {
     cudaError_t launch, sync;
     double event_ms, wall_ms;
     char foreign[400]; /* the audit: a kernel that ran without a launch the trace saw */
+    char audit_broken[200]; /* the audit: CUPTI, ready before, failed during the call */
+    char dark[240]; /* the audit: GPU time no record covers, or a marker missing */
+    int audit_tries; /* audited calls made for this one (a dark one is made again) */
 } call_result;
 
 /* ---- the kernel audit ----
@@ -390,6 +411,20 @@ static int audit_wanted(const grade_run *run, int stage)
            run->spec->forbidden_calls == policy_stream_stage_rules;
 }
 
+/* The grader's marker kernel on the stage's stream, busy for hold_ns; the
+ * launch trace holds, so it counts nowhere as the stage's. */
+static void grader_mark(child_env *env, unsigned hold_ns)
+{
+    launch_trace_hold(1);
+    env->mark(env->stream, hold_ns);
+    launch_trace_hold(0);
+}
+
+/* How long the marker before each call holds the stream: longer than the
+ * host takes from there to the stage's first launch (15 to 50 us on the
+ * H200's host with CUPTI recording; a slower host may take a few times that). */
+#define HOLD_NS 200000u
+
 /* Said once per test when CUPTI cannot record (no CUPTI, a profiler or the
  * sanitizer attached): the stage is graded without the audit. */
 static void audit_unavailable(const char *why)
@@ -399,6 +434,27 @@ static void audit_unavailable(const char *why)
         printf("kernels not audited: %s\n", why);
 }
 
+/* CUPTI started and stopped once (child_start, before the lab library is
+ * loaded), around one of the grader's marker kernels: 1 when it recorded the
+ * marker, else 0 and the stage's output says why (no CUPTI, a profiler or
+ * the sanitizer attached, a runtime CUPTI does not see). */
+static int audit_start(child_env *env, char *why, size_t n)
+{
+    span none[1];
+    trace_set_mark(DEVCHECK_MARK_NAME);
+    if (trace_begin(why, n) == 0) {
+        grader_mark(env, 0);
+        trace_window w;
+        if (trace_end(none, 1, why, n) >= 0) {
+            if (trace_dark(&w) == 1)
+                return 1;
+            snprintf(why, n, "CUPTI did not record the grader's own marker kernel");
+        }
+    }
+    audit_unavailable(why);
+    return 0;
+}
+
 /* After an audited call: the first kernel CUPTI saw run more often than the
  * trace saw it launched, into cr->foreign. */
 static void audit_compare(call_result *cr)
@@ -406,47 +462,85 @@ static void audit_compare(call_result *cr)
     const char *names[TRACE_MAX_NAMES + 1];
     int counts[TRACE_MAX_NAMES + 1];
     int n = trace_kernel_names(names, counts, TRACE_MAX_NAMES + 1);
+    trace_window w;
+    int marks = trace_dark(&w);
+    for (int i = 0; i < n; i++) /* the grader's markers were not launched by the stage */
+        if (strcmp(names[i], DEVCHECK_MARK_NAME) == 0)
+            counts[i] -= marks < 2 ? marks : 2;
     launch_trace_audit(names, counts, n, cr->foreign, sizeof cr->foreign);
+    trace_window_suspect(&w, cr->dark, sizeof cr->dark);
+    if (getenv("CUDA_LABS_AUDIT_LOG")) /* for measuring the margins (instructors.md) */
+        fprintf(stderr, "audit: window %.1f us, dark %.1f us, %d operations, %d markers%s\n",
+                w.window_ms * 1e3, w.dark_ms * 1e3, w.operations, w.marks,
+                cr->dark[0] ? " (dark)" : "");
 }
+
+
+/* An audited call with dark time is made again (inputs prepared afresh), up
+ * to AUDIT_TRIES calls in all: a host that stalled once (the first call's
+ * loading of the module, a busy machine) leaves it once, hidden work leaves
+ * it every time. */
+#define AUDIT_TRIES 3
 
 /* stage < 0 calls the ceiling (the grader's own reference operation). Every
  * call, graded or timed, sees the same thing: no persisting window, a cold L2,
  * poisoned outputs (done by prepare). The start event is queued behind the L2
  * flush, so the GPU is still busy flushing while the host launches the stage:
  * the host's launch latency stays out of the measured time. */
+/* stage < 0 calls the ceiling (the grader's own reference operation). Every
+ * call, graded or timed, sees the same thing: no persisting window, a cold L2,
+ * poisoned outputs (done by prepare). The start event is queued behind the L2
+ * flush and the marker's hold, so the GPU is still busy while the host
+ * launches the stage: the host's launch latency stays out of the measured
+ * time. cr->audit_tries
+ * counts on from what the caller set (0 for a first call; audit_again). */
 static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
                        void *fn, int audit, call_result *cr)
 {
     const lab_spec *spec = run->spec;
+    int tries = cr->audit_tries;
     memset(cr, 0, sizeof *cr);
     l2_reset_persisting(env->stream);
     cudaStreamSynchronize(env->stream); /* inputs loaded, outputs poisoned */
     cudaGetLastError();                 /* start with no pending error */
     launch_trace_reset();
+    /* An audited call starts CUPTI (which waits for the GPU) before the
+     * flush, so that at the stage's entry its stream is as busy as in any
+     * other call: the stage cannot tell which call is audited. */
+    audit = audit && env->audit_ready;
+    cr->audit_tries = tries + (audit != 0);
+    char why[160];
+    if (audit && trace_begin(why, sizeof why) != 0) {
+        snprintf(cr->audit_broken, sizeof cr->audit_broken, "%s", why);
+        audit = 0;
+    }
     l2_flush(&env->flush, env->stream);
     if (spec->host_timed) /* the stage's own streams would not wait for the flush */
         cudaStreamSynchronize(env->stream);
+    else /* every call: the GPU busy while the host reaches the stage's first launch (so
+          * the host's latency is outside the measured time, and an audited call's
+          * stream looks like any other's); an audited call's first marker */
+        grader_mark(env, HOLD_NS);
     gpu_timer_start(&env->timer, env->stream);
     /* Stages of labs that run on the grader's stream launch nothing elsewhere. */
     launch_trace_expect_stream(stage >= 0 && spec->forbidden_calls == policy_stream_stage_rules,
                                env->stream);
-    char why[160];
-    if (audit && trace_begin(why, sizeof why) != 0) {
-        audit_unavailable(why);
-        audit = 0;
-    }
-    launch_trace_audit_reset();
+    if (audit)
+        launch_trace_audit_reset();
     double t0 = wall_ms();
     cr->status = stage >= 0 ? spec->call(ctx, stage, fn, env->stream)
                             : spec->call_ceiling(ctx, owner, env->stream);
     launch_trace_expect_stream(0, NULL);
-    gpu_timer_stop(&env->timer, env->stream);
+    launch_trace_audit_stop();
     cr->launch = cudaGetLastError();
+    if (audit) /* the second marker, behind the stage's work */
+        grader_mark(env, 0);
+    gpu_timer_stop(&env->timer, env->stream);
     cr->sync = cudaDeviceSynchronize();
     if (audit) {
         span none[1];
         if (trace_end(none, 1, why, sizeof why) < 0)
-            audit_unavailable(why);
+            snprintf(cr->audit_broken, sizeof cr->audit_broken, "%s", why);
         else
             audit_compare(cr);
     }
@@ -456,6 +550,14 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
         cr->event_ms = cr->wall_ms; /* host to host: the clock is the measure */
     else if (cr->sync == cudaSuccess && gpu_timer_elapsed_ms(&env->timer, &ms) == cudaSuccess)
         cr->event_ms = ms;
+}
+
+/* 1 when an audited call's only finding was dark time and it may be made
+ * again: the caller prepares the inputs afresh and calls once more. */
+static int audit_again(const call_result *cr)
+{
+    return cr->dark[0] && cr->audit_tries < AUDIT_TRIES && cr->launch == cudaSuccess &&
+           cr->sync == cudaSuccess && !cr->foreign[0] && !cr->audit_broken[0];
 }
 
 /* Adds the kernels the last call launched to the record's list. */
@@ -542,6 +644,27 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
     }
     if (stage >= 0 && launch_trace_refused(spec, stage, out) != 0)
         return -1;
+    if (stage >= 0 && cr->audit_broken[0]) {
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) at %s: the kernel audit stopped working during the call (%s), "
+                 "after it had worked when the test started. A stage may not touch the "
+                 "profiling interface (CUPTI) or the grader's memory.",
+                 stage, spec->stages[stage].title, size, cr->audit_broken);
+        return -1;
+    }
+    if (stage >= 0 && cr->dark[0] && !cr->foreign[0]) {
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "stage %d (%s) at %s, in %d audited call%s: %s. Work hidden from the kernel "
+                 "audit (its recording switched off, or kernels launched around the CUDA runtime) "
+                 "looks like this; so does a stage that keeps the GPU waiting on host work inside "
+                 "the call. Launch only kernels of your own, with <<<...>>> or cudaLaunchKernel, "
+                 "and do host work outside the stage.",
+                 stage, spec->stages[stage].title, size, cr->audit_tries,
+                 cr->audit_tries == 1 ? "" : "s", cr->dark);
+        return -1;
+    }
     if (stage >= 0 && cr->foreign[0]) {
         out->v = V_REJECTED;
         snprintf(out->msg, sizeof out->msg,
@@ -646,14 +769,17 @@ static int checked_call(grade_run *run, child_env *env, lab_ctx *ctx, int varian
 {
     const lab_spec *spec = run->spec;
     int variant = (int)rng_below(&env->rng, (uint64_t)variants);
-    tm_enter(TM_RELOAD);
-    if (spec->prepare(ctx, variant, env->stream, out) != 0)
-        return -1;
-    /* Every timed call, the ceiling's too (the same work before each call). */
-    if (spec->perturb && spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
-        return -1;
-    tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
-    timed_call(run, env, ctx, t->stage, owner, t->fn, audit, cr);
+    cr->audit_tries = 0;
+    do {
+        tm_enter(TM_RELOAD);
+        if (spec->prepare(ctx, variant, env->stream, out) != 0)
+            return -1;
+        /* Every timed call, the ceiling's too (the same work before each call). */
+        if (spec->perturb && spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
+            return -1;
+        tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
+        timed_call(run, env, ctx, t->stage, owner, t->fn, audit, cr);
+    } while (audit_again(cr));
     tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, env, t->stage, owner, cr, size, out) != 0)
         return -1;
@@ -670,18 +796,17 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
     const int max_reps = *reps;
     /* The audited call: one more call of the stage, untimed, just before its
      * call in a random round of the loop or of the checks after it. */
-    const int audit = audit_wanted(run, f[0].stage);
-    struct rng audit_rng; /* its own, so that the inputs' draws stay as they were */
-    rng_seed(&audit_rng, rng_derive(run->seed, 9100u + (uint64_t)f[0].stage));
+    const int audit = audit_wanted(run, f[0].stage) && env->audit_ready;
+    /* Its round comes from the operating system, not from the run's seed,
+     * which is printed (a replay with --seed audits another call). */
+    uint64_t pick = 0;
+    if (getrandom(&pick, sizeof pick, 0) != (ssize_t)sizeof pick)
+        pick = rng_derive(run->seed, 9100u + (uint64_t)f[0].stage) ^ (uint64_t)wall_ms();
+    struct rng audit_rng;
+    rng_seed(&audit_rng, pick);
     const int audit_round =
         audit ? (int)rng_below(&audit_rng, (uint64_t)(max_reps + WARMUP_CALLS)) - WARMUP_CALLS
               : max_reps;
-    if (audit) { /* CUPTI's start-up, before any call is timed */
-        char why[160];
-        span none[1];
-        if (trace_begin(why, sizeof why) != 0 || trace_end(none, 1, why, sizeof why) < 0)
-            audit_unavailable(why);
-    }
     for (int round = -WARMUP_CALLS; round < *reps; round++) {
         for (int k = 0; k < nf; k++) {
             int idx = (k + round + WARMUP_CALLS) % nf;
@@ -822,13 +947,16 @@ static void correctness_body(grade_run *run, int stage)
                         &out) != 0)
             finish_outcome(rec, &out);
         for (int v = 0; v < checked; v++) {
-            tm_enter(TM_UPLOAD);
-            if (spec->prepare(ctx, v, env.stream, &out) != 0)
-                finish_outcome(rec, &out);
-            rec_progress(rec, size, PHASE_RUN);
             call_result cr;
-            tm_enter(TM_CALLS);
-            timed_call(run, &env, ctx, stage, stage, fn, audit_wanted(run, stage), &cr);
+            cr.audit_tries = 0;
+            do {
+                tm_enter(TM_UPLOAD);
+                if (spec->prepare(ctx, v, env.stream, &out) != 0)
+                    finish_outcome(rec, &out);
+                rec_progress(rec, size, PHASE_RUN);
+                tm_enter(TM_CALLS);
+                timed_call(run, &env, ctx, stage, stage, fn, audit_wanted(run, stage), &cr);
+            } while (audit_again(&cr));
             if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
                 finish_outcome(rec, &out); /* the message names the size already */
             note_kernels(rec);
@@ -932,6 +1060,7 @@ static void perf_body(grade_run *run, int stage)
     if (spec->prepare(ctx, 1, env.stream, &out) != 0)
         finish_outcome(rec, &out);
     call_result cr;
+    cr.audit_tries = 0;
     tm_enter(TM_CALLS);
     timed_call(run, &env, ctx, stage, stage, f[0].fn, 0, &cr);
     tm_enter(TM_TIMED_CHECKS);

@@ -35,4 +35,24 @@ int trace_end(span *s, int max, char *err, size_t errn);
 #define TRACE_MAX_NAMES 256
 int trace_kernel_names(const char **names, int *counts, int max);
 
+/* The kernel audit's check that nothing ran unrecorded. The grader launches
+ * a marker kernel named `name` just before and just after a stage's call;
+ * trace_set_mark names it (NULL: none). After trace_end, trace_dark fills w
+ * with the window from the end of the first marker to the start of the last
+ * and how much of it no recorded kernel, copy or memset covered: time the GPU
+ * was idle, or ran work CUPTI did not see. Returns how many markers ran. */
+typedef struct trace_window {
+    int marks;           /* marker kernels recorded */
+    int operations;      /* recorded kernels, copies and memsets in the window */
+    int operations_lost; /* 1: more than the grader keeps (their time counts as dark) */
+    double window_ms, dark_ms;
+} trace_window;
+void trace_set_mark(const char *name);
+int trace_dark(trace_window *w);
+
+/* 1 when w shows work the audit did not see, or a missing marker (CUPTI
+ * switched off), with what in why; 0 when its dark time is no more than an
+ * honest call's host latency leaves. On any machine (unit-tested). */
+int trace_window_suspect(const trace_window *w, char *why, size_t n);
+
 #endif

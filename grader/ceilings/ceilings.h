@@ -34,6 +34,15 @@ typedef int devcheck_within_fn(const float *got, const double *exact, const doub
                                const double *orow_scale, int nor, const uint64_t *ocol,
                                const double *ocol_exact, const double *ocol_scale, int noc,
                                unsigned long long *res, cudaStream_t s);
+/* The grader's marker kernel (grader/runner.c), named DEVCHECK_MARK_NAME:
+ * queued on s, it keeps the GPU busy for hold_ns nanoseconds. Before every
+ * call of a stage it holds the stream while the host reaches the stage's
+ * first launch; around an audited call it marks the window CUPTI must have
+ * recorded work for (DEVCHECK_MARK_NAME, unmangled, is what its list is
+ * searched for). */
+#define DEVCHECK_MARK_NAME "cuda_labs_audit_mark"
+typedef int devcheck_mark_fn(cudaStream_t s, unsigned hold_ns);
+devcheck_mark_fn devcheck_mark;
 devcheck_scatter_fn devcheck_scatter;
 devcheck_verify_fn devcheck_verify;
 devcheck_compare_fn devcheck_compare;

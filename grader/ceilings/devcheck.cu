@@ -8,6 +8,23 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+/* The grader's marker (ceilings.h): one thread waits hold_ns on the GPU's
+ * clock. Its name, unmangled, is what CUPTI's list is searched for. */
+extern "C" __global__ void cuda_labs_audit_mark(unsigned hold_ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < hold_ns);
+}
+
+extern "C" int devcheck_mark(cudaStream_t s, unsigned hold_ns)
+{
+    cuda_labs_audit_mark<<<1, 1, 0, s>>>(hold_ns);
+    return (int)cudaGetLastError();
+}
+
 /* buf[idx[k]] = val[k] for every k < p. */
 __global__ void patch_scatter_kernel(uint32_t *buf, const uint64_t *idx, const uint32_t *val,
                                      int p)

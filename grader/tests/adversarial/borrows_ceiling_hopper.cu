@@ -9,24 +9,18 @@
  * expect: 1 correctness REJECTED
  * expect-output: without launching it through the CUDA runtime
  */
-#include "maps_lookup.h"
+#include "ceiling_lookup.h"
 
 #define hopper_tma_wgmma hopper_tma_wgmma_reference
 #include "../../../solutions/7-hopper/hopper.cu"
 #undef hopper_tma_wgmma
 
-typedef int (*create_fn)(void **);
-typedef int (*gemm_fn)(void *, int, int, int, const unsigned short *, const unsigned short *,
-                       float *, cudaStream_t);
-
 extern "C" lab_status hopper_tma_wgmma(int M, int N, int K, const unsigned short *d_A,
                                        const unsigned short *d_Bt, float *d_C,
                                        hopper_tensor_map_fn tensor_map, cudaStream_t stream)
 {
-    static void *handle;
-    create_fn create = (create_fn)maps_lookup("ceilings/lab7.so", "ceiling_hopper_create");
-    gemm_fn gemm = (gemm_fn)maps_lookup("ceilings/lab7.so", "ceiling_hopper");
-    if (!create || !gemm || (!handle && create(&handle) != 0))
+    int err = maps_ceiling_hopper(M, N, K, d_A, d_Bt, d_C, stream);
+    if (err < 0)
         return hopper_tma_wgmma_reference(M, N, K, d_A, d_Bt, d_C, tensor_map, stream);
-    return gemm(handle, M, N, K, d_A, d_Bt, d_C, stream) == 0 ? LAB_OK : LAB_ERROR;
+    return err == 0 ? LAB_OK : LAB_ERROR;
 }

@@ -3,6 +3,7 @@
  * dl_iterate_phdr or _r_debug, which the contract check refuses): the
  * library's first mapping is read from /proc/self/maps, and the name looked
  * up in the dynamic symbol table of its ELF image in memory. */
+#pragma once
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>

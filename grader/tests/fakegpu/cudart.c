@@ -313,6 +313,14 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s)
     return sync_point();
 }
 
+/* Nothing is ever captured into a graph here. */
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+    (void)s;
+    *status = cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+
 cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID attr,
                                    const cudaStreamAttrValue *v)
 {
