@@ -388,7 +388,8 @@ typedef struct call_result {
     double event_ms, wall_ms;
     char foreign[400]; /* the audit: a kernel that ran without a launch the trace saw */
     char audit_broken[200]; /* the audit: CUPTI, ready before, failed during the call */
-    char dark[240]; /* the audit: GPU time no record covers, or a marker missing */
+    char dark[300]; /* the audit: GPU time no record covers, or a marker missing or faked */
+    int dark_kind;  /* TRACE_CLEAN, TRACE_DARK (reported) or TRACE_TAMPERED (REJECTED) */
     int audit_tries; /* audited calls made for this one (a dark one is made again) */
 } call_result;
 
@@ -468,18 +469,28 @@ static void audit_compare(call_result *cr)
         if (strcmp(names[i], DEVCHECK_MARK_NAME) == 0)
             counts[i] -= marks < 2 ? marks : 2;
     launch_trace_audit(names, counts, n, cr->foreign, sizeof cr->foreign);
-    trace_window_suspect(&w, cr->dark, sizeof cr->dark);
+    cr->dark_kind = trace_window_suspect(&w, cr->dark, sizeof cr->dark);
+    int unnamed;
+    if (launch_trace_audit_count(DEVCHECK_MARK_NAME, &unnamed) > 0) { /* a marker of its own */
+        cr->dark_kind = TRACE_TAMPERED;
+        snprintf(cr->dark, sizeof cr->dark,
+                 "the stage launched a kernel named %s, the name of the grader's own marker "
+                 "kernel (rename yours)", DEVCHECK_MARK_NAME);
+    }
     if (getenv("CUDA_LABS_AUDIT_LOG")) /* for measuring the margins (instructors.md) */
         fprintf(stderr, "audit: window %.1f us, dark %.1f us, %d operations, %d markers%s\n",
                 w.window_ms * 1e3, w.dark_ms * 1e3, w.operations, w.marks,
-                cr->dark[0] ? " (dark)" : "");
+                cr->dark_kind == TRACE_TAMPERED ? " (tampered)"
+                : cr->dark_kind == TRACE_DARK   ? " (dark)"
+                                                : "");
 }
 
 
-/* An audited call with dark time is made again (inputs prepared afresh), up
- * to AUDIT_TRIES calls in all: a host that stalled once (the first call's
- * loading of the module, a busy machine) leaves it once, hidden work leaves
- * it every time. */
+/* An audited call with dark time, or one that looks tampered with, is made
+ * again, up to AUDIT_TRIES calls in all, its inputs loaded again (the same
+ * input set in a correctness test, patched afresh in a speed test): a host
+ * that stalled once (the first call's loading of the module, a busy moment)
+ * leaves dark time once. */
 #define AUDIT_TRIES 3
 
 /* stage < 0 calls the ceiling (the grader's own reference operation). Every
@@ -552,12 +563,42 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
         cr->event_ms = ms;
 }
 
-/* 1 when an audited call's only finding was dark time and it may be made
- * again: the caller prepares the inputs afresh and calls once more. */
+/* 1 when an audited call's only finding was dark time (or a look of
+ * tampering) and it may be made again: the caller loads the inputs again and
+ * calls once more. */
 static int audit_again(const call_result *cr)
 {
-    return cr->dark[0] && cr->audit_tries < AUDIT_TRIES && cr->launch == cudaSuccess &&
-           cr->sync == cudaSuccess && !cr->foreign[0] && !cr->audit_broken[0];
+    return cr->dark_kind != TRACE_CLEAN && cr->audit_tries < AUDIT_TRIES &&
+           cr->launch == cudaSuccess && cr->sync == cudaSuccess && !cr->foreign[0] &&
+           !cr->audit_broken[0] && cr->status == STATUS_OK;
+}
+
+/* Dark time beside recorded work, in the last of an audited call's tries:
+ * reported in the stage's output (once per test), never counted against it,
+ * since a GPU left waiting looks the same as hidden work. */
+/* "stage N (title) at SIZE, in K audited calls: what the audit found". */
+static void audit_finding(char *buf, size_t n, int stage, const lab_spec *spec, const char *size,
+                          const call_result *cr)
+{
+    snprintf(buf, n, "stage %d (%s) at %s, in %d audited call%s: %s", stage,
+             spec->stages[stage].title, size, cr->audit_tries, cr->audit_tries == 1 ? "" : "s",
+             cr->dark);
+}
+
+static void audit_report_dark(int stage, const lab_spec *spec, const char *size,
+                              const call_result *cr)
+{
+    static int said;
+    char finding[VERDICT_MSG];
+    if (said++)
+        return;
+    audit_finding(finding, sizeof finding, stage, spec, size, cr);
+    printf("kernel audit inconclusive (not counted against the stage): %s. Work hidden from the "
+           "audit would show this; so does a GPU left waiting: host work inside the stage "
+           "(cudaGetDeviceProperties takes milliseconds: use cudaDeviceGetAttribute, once, in "
+           "a static; no printing, no cudaMemcpy round trips), a busy machine, or another "
+           "program on the GPU.\n",
+           finding);
 }
 
 /* Adds the kernels the last call launched to the record's list. */
@@ -649,20 +690,9 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
         snprintf(out->msg, sizeof out->msg,
                  "stage %d (%s) at %s: the kernel audit stopped working during the call (%s), "
                  "after it had worked when the test started. A stage may not touch the "
-                 "profiling interface (CUPTI) or the grader's memory.",
+                 "profiling interface (CUPTI) or the grader's memory; if yours does neither, "
+                 "report this with the replay line.",
                  stage, spec->stages[stage].title, size, cr->audit_broken);
-        return -1;
-    }
-    if (stage >= 0 && cr->dark[0] && !cr->foreign[0]) {
-        out->v = V_REJECTED;
-        snprintf(out->msg, sizeof out->msg,
-                 "stage %d (%s) at %s, in %d audited call%s: %s. Work hidden from the kernel "
-                 "audit (its recording switched off, or kernels launched around the CUDA runtime) "
-                 "looks like this; so does a stage that keeps the GPU waiting on host work inside "
-                 "the call. Launch only kernels of your own, with <<<...>>> or cudaLaunchKernel, "
-                 "and do host work outside the stage.",
-                 stage, spec->stages[stage].title, size, cr->audit_tries,
-                 cr->audit_tries == 1 ? "" : "s", cr->dark);
         return -1;
     }
     if (stage >= 0 && cr->foreign[0]) {
@@ -675,6 +705,20 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
                  stage, spec->stages[stage].title, cr->foreign, size);
         return -1;
     }
+    if (stage >= 0 && cr->status == STATUS_OK && cr->dark_kind == TRACE_TAMPERED) {
+        char finding[VERDICT_MSG];
+        audit_finding(finding, sizeof finding, stage, spec, size, cr);
+        out->v = V_REJECTED;
+        snprintf(out->msg, sizeof out->msg,
+                 "%.*s. The kernels you launch with <<<...>>> or cudaLaunchKernel are always "
+                 "recorded; a stage may not switch off or get around the profiling interface "
+                 "(CUPTI) the grader audits with. If yours does neither, report this with the "
+                 "replay line.",
+                 (int)(sizeof out->msg - 260), finding);
+        return -1;
+    }
+    if (stage >= 0 && cr->status == STATUS_OK && cr->dark_kind == TRACE_DARK)
+        audit_report_dark(stage, spec, size, cr);
     char why[160];
     if (stage >= 0 && run->sms > 0 && green_verify(env->stream, why, sizeof why) != 0) {
         out->v = V_STAGE_ERROR;

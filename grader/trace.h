@@ -50,9 +50,16 @@ typedef struct trace_window {
 void trace_set_mark(const char *name);
 int trace_dark(trace_window *w);
 
-/* 1 when w shows work the audit did not see, or a missing marker (CUPTI
- * switched off), with what in why; 0 when its dark time is no more than an
- * honest call's host latency leaves. On any machine (unit-tested). */
+/* What w shows, with why filled when it is not TRACE_CLEAN:
+ *   TRACE_TAMPERED  a marker missing or extra, or dark time with nothing of the
+ *                   stage recorded at all: the recording was switched off, or
+ *                   all the stage's work went around it;
+ *   TRACE_DARK      dark time beside recorded work: hidden work, or a GPU left
+ *                   waiting (host work in the call, a busy host, another
+ *                   program on the GPU), which the records cannot tell apart;
+ *   TRACE_CLEAN     no more dark time than an honest call's host latency.
+ * On any machine (unit-tested). */
+enum { TRACE_CLEAN = 0, TRACE_DARK = 1, TRACE_TAMPERED = 2 };
 int trace_window_suspect(const trace_window *w, char *why, size_t n);
 
 #endif

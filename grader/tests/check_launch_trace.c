@@ -279,31 +279,38 @@ START_TEST(held_launches_are_not_noted)
 }
 END_TEST
 
-/* The audit's dark time, judged on any machine: a missing marker is named;
- * dark time up to 100 us, or up to half the call, passes (an honest call's
- * host latency); more than both is named with the figures. */
+/* The audit's dark time, judged on any machine: a marker missing or extra
+ * is tampering; dark time up to 100 us, or up to half the time between the
+ * markers, is clean (an honest call's host latency); more than both is dark
+ * (reported) beside recorded work, and tampering with nothing recorded. */
 START_TEST(dark_time_is_judged)
 {
-    char why[240];
+    char why[300];
     trace_window w = {.marks = 1, .operations = 3, .window_ms = 0.5, .dark_ms = 0.0};
-    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
-    ck_assert_str_eq(why, "1 of the grader's 2 marker kernels around the call were recorded");
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_TAMPERED);
+    ck_assert_str_eq(why, "CUPTI recorded 1 marker kernel around the call where the grader "
+                          "launched 2: its kernel recording was switched off, or a kernel of the "
+                          "same name launched");
+    w.marks = 3;
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_TAMPERED);
+    ck_assert_msg(strstr(why, "recorded 3 marker kernels"), "%s", why);
     w.marks = 2;
     w.dark_ms = 0.099; /* nearly all of a short call: a host that outlasted the hold */
     w.window_ms = 0.1;
-    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 0);
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_CLEAN);
     w.dark_ms = 0.24; /* under half of a long call */
     w.window_ms = 0.5;
-    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 0);
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_CLEAN);
     w.dark_ms = 0.26;
-    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
-    ck_assert_str_eq(why, "for 260 us of the call's 500 us the GPU ran no kernel, copy or memset "
-                          "that was recorded (3 recorded; at most 100 us, or half the call, is "
-                          "allowed)");
-    w.operations_lost = 1;
-    w.operations = 0;
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_DARK);
+    ck_assert_str_eq(why, "for 260 us of the 500 us between the grader's marker kernels the GPU "
+                          "ran no kernel, copy or memset that CUPTI recorded (3 recorded; over "
+                          "100 us and over half the time between the markers is reported)");
+    w.operations = 0; /* nothing of the stage's recorded at all */
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_TAMPERED);
+    w.operations_lost = 1; /* more than the grader keeps: its time counted dark, not tampering */
     w.dark_ms = 0.4;
-    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), 1);
+    ck_assert_int_eq(trace_window_suspect(&w, why, sizeof why), TRACE_DARK);
     ck_assert_msg(strstr(why, "(0 recorded, and more than the grader keeps;"), "%s", why);
 }
 END_TEST
@@ -405,7 +412,7 @@ START_TEST(audit_sees_dark_time)
     ck_assert_int_eq(cudaMalloc((void **)&in, (size_t)n * n * sizeof(float)), cudaSuccess);
     ck_assert_int_eq(cudaMalloc((void **)&out, (size_t)n * n * sizeof(float)), cudaSuccess);
     cudaMemset(in, 0, (size_t)n * n * sizeof(float));
-    char err[160], why[240];
+    char err[160], why[300];
     span none[1];
     trace_window w;
     trace_set_mark(DEVCHECK_MARK_NAME);
@@ -456,7 +463,7 @@ START_TEST(audit_sees_dark_time)
     ck_assert_msg(trace_end(none, 1, err, sizeof err) >= 0, "CUPTI: %s", err);
     ck_assert_int_eq(trace_dark(&w), 2);
     ck_assert_int_eq(w.operations, 0);
-    ck_assert_msg(trace_window_suspect(&w, why, sizeof why) == 1 && w.dark_ms > 0.1,
+    ck_assert_msg(trace_window_suspect(&w, why, sizeof why) == TRACE_TAMPERED && w.dark_ms > 0.1,
                   "window %.4f ms, dark %.4f ms", w.window_ms, w.dark_ms);
     trace_set_mark(NULL);
     cudaStreamDestroy(st);

@@ -2,11 +2,11 @@
  * recording is switched off for good before cuBLAS's SGEMM runs, so the
  * audit's second marker kernel, queued after the stage returns, is not
  * recorded either. A marker missing means the recording was tampered with:
- * the stage is REJECTED at its first size.
+ * the stage is REJECTED at its first size (each of its three tries).
  * lab: 4
  * grade-args: --stage 7
  * expect: 7 correctness REJECTED
- * expect-output: of the grader's 2 marker kernels
+ * expect-output: marker kernel around the call where the grader launched 2
  */
 #include "cublas_lookup.h"
 #include "cupti_switch.h"

@@ -1,8 +1,8 @@
-/* Adversarial case: stage 1 is correct but prints a gigabyte, in its first
- * call. Its output is cut at 64 KB, the run is not slowed down, and the
- * grader has the last word. (Printing inside every call would keep the GPU
- * idle, waiting for the host, for most of each audited call: the kernel
- * audit cannot tell that from hidden work, and REJECTS it.)
+/* Adversarial case: stage 1 is correct but prints a gigabyte in every call.
+ * Its output is cut at 64 KB, the run is not slowed down, and the grader
+ * has the last word. The GPU waits for the host for most of each audited
+ * call: the kernel audit reports such dark time (the report is cut with the
+ * rest of the output here) and never counts it against the stage.
  * grade-args: --stage 1 --quick
  * expect-exit: 0
  * expect: 1 correctness PASS
@@ -18,10 +18,8 @@
 extern "C" lab_status transpose_naive_read(const float *d_in, float *d_out, int rows, int cols, cudaStream_t stream)
 {
     static char line[1 << 20];
-    static int printed;
     memset(line, 'x', sizeof line - 1);
-    for (int i = 0; i < 1024 && !printed; i++)
+    for (int i = 0; i < 1024; i++)
         fputs(line, stdout);
-    printed = 1;
     return transpose_naive_read_reference(d_in, d_out, rows, cols, stream);
 }
