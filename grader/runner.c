@@ -396,15 +396,17 @@ typedef struct call_result {
 /* ---- the kernel audit ----
  * The launch trace sees what the lab library launches through the CUDA
  * runtime it was linked with. A library it reached some other way (cuBLAS,
- * which the GEMM children hold for their ceilings and which launches through
- * its own copy of the runtime; anything that calls the driver) launches
- * kernels the trace never sees. CUPTI sees every kernel the GPU runs, so an
- * audited call lists both and compares them name by name: each kernel that
- * ran must have been launched, as often, through the trace. Audited: every
- * correctness call of a student's stage, and one call at a random place in
- * each speed test's loop (not timed; the stage cannot tell which). Labs
- * whose stages own their streams (lab 5) are not audited: their stages may
- * do more than launch kernels, and their overlap check uses CUPTI itself. */
+ * which the GEMM, conv and Hopper children hold for their ceilings and
+ * which launches through its own copy of the runtime; anything that calls
+ * the driver) launches kernels the trace never sees. CUPTI sees every kernel
+ * the GPU runs, so an audited call lists both and compares them name by
+ * name: each kernel that ran must have been launched, as often, through the
+ * trace. Audited: every correctness call of a student's stage, and one call
+ * at a random place in each speed test's loop (not timed; meant to look like
+ * the timed calls from the stage's side, though instructors.md lists what
+ * still tells them apart). Labs whose stages own their streams (lab 5) are
+ * not audited: their stages may do more than launch kernels, and their
+ * overlap check uses CUPTI itself. */
 
 static int audit_wanted(const grade_run *run, int stage)
 {
@@ -576,13 +578,17 @@ static int audit_again(const call_result *cr)
 /* Dark time beside recorded work, in the last of an audited call's tries:
  * reported in the stage's output (once per test), never counted against it,
  * since a GPU left waiting looks the same as hidden work. */
-/* "stage N (title) at SIZE, in K audited calls: what the audit found". */
+/* "stage N (title) at SIZE, in the last of K audited calls: what the audit
+ * found" (the figures are the last try's). */
 static void audit_finding(char *buf, size_t n, int stage, const lab_spec *spec, const char *size,
                           const call_result *cr)
 {
-    snprintf(buf, n, "stage %d (%s) at %s, in %d audited call%s: %s", stage,
-             spec->stages[stage].title, size, cr->audit_tries, cr->audit_tries == 1 ? "" : "s",
-             cr->dark);
+    if (cr->audit_tries > 1)
+        snprintf(buf, n, "stage %d (%s) at %s, in the last of %d audited calls: %s", stage,
+                 spec->stages[stage].title, size, cr->audit_tries, cr->dark);
+    else
+        snprintf(buf, n, "stage %d (%s) at %s, in an audited call: %s", stage,
+                 spec->stages[stage].title, size, cr->dark);
 }
 
 static void audit_report_dark(int stage, const lab_spec *spec, const char *size,
@@ -688,10 +694,11 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
     if (stage >= 0 && cr->audit_broken[0]) {
         out->v = V_REJECTED;
         snprintf(out->msg, sizeof out->msg,
-                 "stage %d (%s) at %s: the kernel audit stopped working during the call (%s), "
-                 "after it had worked when the test started. A stage may not touch the "
-                 "profiling interface (CUPTI) or the grader's memory; if yours does neither, "
-                 "report this with the replay line.",
+                 "stage %d (%s) at %s: the kernel audit failed in an audited call (%s), after "
+                 "it had worked when the test started. A stage may not touch the profiling "
+                 "interface (CUPTI) or the grader's memory; if yours does neither, report this "
+                 "(a replay audits the same correctness calls, but another call of the speed "
+                 "test).",
                  stage, spec->stages[stage].title, size, cr->audit_broken);
         return -1;
     }
@@ -712,8 +719,7 @@ static int call_outcome(grade_run *run, child_env *env, int stage, int owner,
         snprintf(out->msg, sizeof out->msg,
                  "%.*s. The kernels you launch with <<<...>>> or cudaLaunchKernel are always "
                  "recorded; a stage may not switch off or get around the profiling interface "
-                 "(CUPTI) the grader audits with. If yours does neither, report this with the "
-                 "replay line.",
+                 "(CUPTI) the grader audits with. If yours does neither, report this.",
                  (int)(sizeof out->msg - 260), finding);
         return -1;
     }

@@ -34,13 +34,21 @@ int trace_window_suspect(const trace_window *w, char *why, size_t n)
     }
     if (w->dark_ms <= DARK_FREE_MS || w->dark_ms <= DARK_SHARE * w->window_ms)
         return TRACE_CLEAN;
-    snprintf(why, n,
-             "for %.0f us of the %.0f us between the grader's marker kernels the GPU ran no "
-             "kernel, copy or memset that CUPTI recorded (%d recorded%s; over 100 us and over "
-             "half the time between the markers is reported)",
-             w->dark_ms * 1e3, w->window_ms * 1e3, w->operations,
-             w->operations_lost ? ", and more than the grader keeps" : "");
-    return w->operations == 0 && !w->operations_lost ? TRACE_TAMPERED : TRACE_DARK;
+    int nothing = w->operations == 0 && !w->operations_lost;
+    if (nothing)
+        snprintf(why, n,
+                 "for %.0f us of the %.0f us between the grader's marker kernels the GPU ran no "
+                 "kernel, copy or memset that CUPTI recorded, and nothing of the stage's was "
+                 "recorded at all: either it launched nothing while its host code ran that long, "
+                 "or its work ran around the recording",
+                 w->dark_ms * 1e3, w->window_ms * 1e3);
+    else
+        snprintf(why, n,
+                 "for %.0f us of the %.0f us between the grader's marker kernels the GPU ran no "
+                 "kernel, copy or memset that CUPTI recorded (%d recorded beside that time%s)",
+                 w->dark_ms * 1e3, w->window_ms * 1e3, w->operations,
+                 w->operations_lost ? ", and more than the grader keeps" : "");
+    return nothing ? TRACE_TAMPERED : TRACE_DARK;
 }
 
 #ifndef HAVE_CUPTI
