@@ -479,7 +479,7 @@ static void audit_compare(call_result *cr)
                  "the stage launched a kernel named %s, the name of the grader's own marker "
                  "kernel (rename yours)", DEVCHECK_MARK_NAME);
     }
-    if (getenv("CUDA_LABS_AUDIT_LOG")) /* for measuring the margins (instructors.md) */
+    if (getenv("CUDA_LABS_AUDIT_LOG")) /* the figures, for measuring margins (instructors.md) */
         fprintf(stderr, "audit: window %.1f us, dark %.1f us, %d operations, %d markers%s\n",
                 w.window_ms * 1e3, w.dark_ms * 1e3, w.operations, w.marks,
                 cr->dark_kind == TRACE_TAMPERED ? " (tampered)"
