@@ -505,8 +505,8 @@ static void audit_compare(call_result *cr)
  * poisoned outputs (done by prepare). The start event is queued behind the L2
  * flush and the marker's hold, so the GPU is still busy while the host
  * launches the stage: the host's launch latency stays out of the measured
- * time. cr->audit_tries
- * counts on from what the caller set (0 for a first call; audit_again). */
+ * time. cr->audit_tries counts on from what the caller set (0 for a first
+ * call; audit_again). */
 static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
                        void *fn, int audit, call_result *cr)
 {
@@ -519,7 +519,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     launch_trace_reset();
     /* An audited call starts CUPTI (which waits for the GPU) before the
      * flush, so that at the stage's entry its stream is as busy as in any
-     * other call: the stage cannot tell which call is audited. */
+     * other call (instructors.md lists what still tells the calls apart). */
     audit = audit && env->audit_ready;
     cr->audit_tries = tries + (audit != 0);
     char why[160];
@@ -575,9 +575,6 @@ static int audit_again(const call_result *cr)
            !cr->audit_broken[0] && cr->status == STATUS_OK;
 }
 
-/* Dark time beside recorded work, in the last of an audited call's tries:
- * reported in the stage's output (once per test), never counted against it,
- * since a GPU left waiting looks the same as hidden work. */
 /* "stage N (title) at SIZE, in the last of K audited calls: what the audit
  * found" (the figures are the last try's). */
 static void audit_finding(char *buf, size_t n, int stage, const lab_spec *spec, const char *size,
@@ -591,6 +588,9 @@ static void audit_finding(char *buf, size_t n, int stage, const lab_spec *spec, 
                  spec->stages[stage].title, size, cr->dark);
 }
 
+/* Dark time beside recorded work, in the last of an audited call's tries:
+ * reported in the stage's output (once per test), never counted against it,
+ * since a GPU left waiting looks the same as hidden work. */
 static void audit_report_dark(int stage, const lab_spec *spec, const char *size,
                               const call_result *cr)
 {
