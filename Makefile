@@ -364,6 +364,10 @@ build/bench_streams: grader/tests/bench_streams.cu grader/tests/bench_timing.cuh
 build/bench_hopper: grader/tests/bench_hopper.cu grader/tests/bench_timing.cuh | check-nvcc
 	@mkdir -p build
 	$(NVCC) -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -o $@ $< -lcublas
+# Lab 7's bonus stage (the reference's hopper_tf32 itself) next to cuBLAS TF32.
+build/bench_hopper_tf32: grader/tests/bench_hopper_tf32.cu solutions/7-hopper/hopper.cu labs/7-hopper/hopper.h | check-nvcc
+	@mkdir -p build
+	$(NVCC) -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -Ilabs/7-hopper -o $@ $< -lcublas
 # Without a GPU it says so in one line and stops (status 77) before building
 # anything; each benchmark also returns 77 with one line when run without one.
 .PHONY: bench bench-run

@@ -113,9 +113,13 @@ typedef int ceiling_hopper_create_fn(void **handle);
 typedef void ceiling_hopper_destroy_fn(void *handle);
 typedef int ceiling_hopper_fn(void *handle, int M, int N, int K, const unsigned short *d_A,
                               const unsigned short *d_Bt, float *d_C, cudaStream_t stream);
+/* Stage 5's: lab 4's C = A B in TF32 (A M x K, B K x N, C M x N, FP32, row-major). */
+typedef int ceiling_hopper_tf32_fn(void *handle, int M, int N, int K, const float *d_A,
+                                   const float *d_B, float *d_C, cudaStream_t stream);
 ceiling_hopper_create_fn ceiling_hopper_create;
 ceiling_hopper_destroy_fn ceiling_hopper_destroy;
 ceiling_hopper_fn ceiling_hopper;
+ceiling_hopper_tf32_fn ceiling_hopper_tf32;
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,11 @@
  * it). Row-major C = A Bt^T (M x N) is column-major C^T (N x M) = Bt^T A^T:
  * Bt, read column-major, is K x N with leading dimension K, and is
  * transposed (OP_T); A, read column-major, is K x M already (OP_N): cuBLAS's
- * "TN" case, the one its Hopper kernels serve best. */
+ * "TN" case, the one its Hopper kernels serve best.
+ *
+ * Stage 5's ceiling, ceiling_hopper_tf32, is lab 4's: row-major C = A B in
+ * FP32 with TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32), computed as
+ * column-major C^T = B^T A^T, both operands as they are (OP_N, OP_N). */
 #include <cublas_v2.h>
 
 /* cuBLAS runs on a stream of the ceiling's own, joined to the grader's stream
@@ -25,15 +29,22 @@ struct hopper_ceiling {
     cudaStream_t own;
     cudaEvent_t start, done;
     cudaGraphExec_t exec; /* for the problem below, or NULL */
-    int M, N, K;
-    const void *A, *Bt;
+    int tf32, M, N, K;
+    const void *A, *Bt; /* Bt: B for tf32 */
     float *C;
 };
 
-static int gemm(hopper_ceiling *c, int M, int N, int K, const unsigned short *d_A,
-                const unsigned short *d_Bt, float *d_C)
+static int gemm(hopper_ceiling *c, int tf32, int M, int N, int K, const void *d_A,
+                const void *d_Bt, float *d_C)
 {
     const float one = 1.0f, zero = 0.0f;
+    if (tf32)
+        return cublasGemmEx(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, d_Bt, CUDA_R_32F, N,
+                            d_A, CUDA_R_32F, K, &zero, d_C, CUDA_R_32F, N,
+                            CUBLAS_COMPUTE_32F_FAST_TF32,
+                            CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
+                   ? 0
+                   : -1;
     return cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, d_Bt, CUDA_R_16BF, K, d_A,
                         CUDA_R_16BF, K, &zero, d_C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
                         CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
@@ -43,10 +54,10 @@ static int gemm(hopper_ceiling *c, int M, int N, int K, const unsigned short *d_
 
 /* The graph of one call for this problem, captured on the ceiling's stream
  * the first time it is asked for; NULL when capture failed. */
-static cudaGraphExec_t graph_for(hopper_ceiling *c, int M, int N, int K,
-                                 const unsigned short *d_A, const unsigned short *d_Bt, float *d_C)
+static cudaGraphExec_t graph_for(hopper_ceiling *c, int tf32, int M, int N, int K,
+                                 const void *d_A, const void *d_Bt, float *d_C)
 {
-    if (c->exec && c->M == M && c->N == N && c->K == K && c->A == d_A && c->Bt == d_Bt &&
+    if (c->exec && c->tf32 == tf32 && c->M == M && c->N == N && c->K == K && c->A == d_A && c->Bt == d_Bt &&
         c->C == d_C)
         return c->exec;
     if (c->exec)
@@ -57,14 +68,14 @@ static cudaGraphExec_t graph_for(hopper_ceiling *c, int M, int N, int K,
         cudaGetLastError();
         return NULL;
     }
-    int bad = gemm(c, M, N, K, d_A, d_Bt, d_C);
+    int bad = gemm(c, tf32, M, N, K, d_A, d_Bt, d_C);
     if (cudaStreamEndCapture(c->own, &graph) != cudaSuccess || bad ||
         cudaGraphInstantiate(&c->exec, graph, 0) != cudaSuccess)
         c->exec = NULL;
     if (graph)
         cudaGraphDestroy(graph);
     cudaGetLastError();
-    c->M = M, c->N = N, c->K = K, c->A = d_A, c->Bt = d_Bt, c->C = d_C;
+    c->tf32 = tf32, c->M = M, c->N = N, c->K = K, c->A = d_A, c->Bt = d_Bt, c->C = d_C;
     return c->exec;
 }
 
@@ -106,21 +117,34 @@ extern "C" int ceiling_hopper_create(void **handle)
     return 0;
 }
 
-extern "C" int ceiling_hopper(void *handle, int M, int N, int K, const unsigned short *d_A,
-                              const unsigned short *d_Bt, float *d_C, cudaStream_t stream)
+/* One call of either problem, replayed from its graph, joined to stream. */
+static int call(void *handle, int tf32, int M, int N, int K, const void *d_A, const void *d_Bt,
+                float *d_C, cudaStream_t stream)
 {
     hopper_ceiling *c = (hopper_ceiling *)handle;
-    cudaGraphExec_t exec = graph_for(c, M, N, K, d_A, d_Bt, d_C);
+    cudaGraphExec_t exec = graph_for(c, tf32, M, N, K, d_A, d_Bt, d_C);
     if (cudaEventRecord(c->start, stream) != cudaSuccess ||
         cudaStreamWaitEvent(c->own, c->start, 0) != cudaSuccess)
         return -1;
     int bad = exec ? cudaGraphLaunch(exec, c->own) != cudaSuccess
-                   : gemm(c, M, N, K, d_A, d_Bt, d_C) != 0;
+                   : gemm(c, tf32, M, N, K, d_A, d_Bt, d_C) != 0;
     /* The grader's stream waits for cuBLAS even when the call failed. */
     if (cudaEventRecord(c->done, c->own) != cudaSuccess ||
         cudaStreamWaitEvent(stream, c->done, 0) != cudaSuccess)
         return -1;
     return bad ? -1 : 0;
+}
+
+extern "C" int ceiling_hopper(void *handle, int M, int N, int K, const unsigned short *d_A,
+                              const unsigned short *d_Bt, float *d_C, cudaStream_t stream)
+{
+    return call(handle, 0, M, N, K, d_A, d_Bt, d_C, stream);
+}
+
+extern "C" int ceiling_hopper_tf32(void *handle, int M, int N, int K, const float *d_A,
+                                   const float *d_B, float *d_C, cudaStream_t stream)
+{
+    return call(handle, 1, M, N, K, d_A, d_B, d_C, stream);
 }
 
 /* Last, after every definition: each function above is checked against its

@@ -25,6 +25,13 @@
  * hold exactly what was loaded plus the patch. The next prepare writes the
  * old words back.
  *
+ * Stage 5, the bonus, is lab 4's problem in TF32 (hopper.h): C = A B with A
+ * (M x K) and B (K x N) row-major FP32, at this lab's sizes, on inputs of
+ * its own, made as lab 4 makes them (gemm_fill_inputs, not rounded), with
+ * its own reference, judged with lab 4's TF32 tolerance and timed against
+ * cuBLAS in TF32. Its timed calls patch single floats (one element a word),
+ * as lab 4's do.
+ *
  * TMA needs a tensor map, which only the CUDA driver makes; a lab library
  * may not call the driver (grader/policy.c), so the grader hands each stage
  * tensor_map() below, which fetches cuTensorMapEncodeTiled through the
@@ -52,6 +59,7 @@
 #include "../ceilings/ceilings.h"
 
 #define CUBLAS_BF16 "cuBLAS GEMM (BF16, FP32 accumulation)"
+#define CUBLAS_TF32 "cuBLAS SGEMM (TF32 tensor cores)"
 #define HOPPER 90 /* compute capability 9.0, and only it (sm_90a code) */
 
 /* Speeds on an H200 at 4096^3 (TFLOP/s, one run of build/bench_hopper,
@@ -151,7 +159,28 @@ static const lab_stage hopper_stages[] = {
                 "issues TMA stores and the warpgroup goes straight back to its wgmma "
                 "(cp.async.bulk.wait_group.read before reusing the staging area).",
     },
+    {
+        .title = "TF32, lab 4's problem (bonus)",
+        .symbol = "hopper_tf32",
+        .points_correct = 5,
+        .points_speed = 5,
+        /* A different problem from the stages before it: held to its own
+         * ceiling alone, the cuBLAS TF32 GEMM lab 4's stage 8 is held to. */
+        .min_ceiling = 0.7, /* measured 0.80 (the reference against cuBLAS TF32, 4096^3) */
+        .ceiling = CUBLAS_TF32,
+        .min_cc = HOPPER,
+        .max_cc = HOPPER,
+        .reference = 323.6,
+        .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
+                      {"UTMALDG", "TMA loads (UTMALDG)"}},
+        .hint = "Compute C^T = B^T A^T: A's K-major tile is wgmma's shared-memory operand, and each "
+                "thread loads its four TF32 values of B's tile into registers (m64n256k8, the "
+                "register form). Give each consumer 64 columns of B, pick which column each "
+                "operand row holds so that the loads hit 32 different banks, and check that "
+                "ptxas does not serialise the wgmma (warnings C7512, C7513).",
+    },
 };
+#define TF32_STAGE 5 /* the stage of lab 4's problem */
 #define N_STAGES ((int)(sizeof hopper_stages / sizeof hopper_stages[0]))
 
 /* M, N, K (K a multiple of 8): small and awkward first, the benchmark last.
@@ -173,6 +202,9 @@ typedef struct host_data {
     float *A, *B;       /* BF16 values as floats: A M x K, B K x N (the reference's) */
     uint16_t *hA, *hBt; /* the bits the stages read: A M x K, Bt N x K */
     double *exact, *scale;
+    /* Stage 5's problem: FP32 A (M x K) and B (K x N), what the stage reads. */
+    float *A32, *B32;
+    double *exact32, *scale32;
 } host_data;
 
 static host_data cache[N_SIZES];
@@ -185,6 +217,10 @@ static void host_data_free(host_data *h)
     free(h->hBt);
     free(h->exact);
     free(h->scale);
+    free(h->A32);
+    free(h->B32);
+    free(h->exact32);
+    free(h->scale32);
     memset(h, 0, sizeof *h);
 }
 
@@ -199,16 +235,26 @@ static int host_data_make(host_data *h, int size, uint64_t seed)
     h->hBt = hostmem_alloc((size_t)N * K * sizeof(uint16_t));
     h->exact = hostmem_alloc(mn * sizeof(double));
     h->scale = hostmem_alloc(mn * sizeof(double));
-    if (!h->A || !h->B || !h->hA || !h->hBt || !h->exact || !h->scale) {
+    h->A32 = hostmem_alloc((size_t)M * K * sizeof(float));
+    h->B32 = hostmem_alloc((size_t)K * N * sizeof(float));
+    h->exact32 = hostmem_alloc(mn * sizeof(double));
+    h->scale32 = hostmem_alloc(mn * sizeof(double));
+    if (!h->A || !h->B || !h->hA || !h->hBt || !h->exact || !h->scale || !h->A32 || !h->B32 ||
+        !h->exact32 || !h->scale32) {
         host_data_free(h);
         return -1;
     }
     rng r;
     rng_seed(&r, seed);
     hopper_fill_inputs(M, N, K, h->A, h->B, h->hA, h->hBt, &r);
+    rng_seed(&r, rng_derive(seed, 32));
+    gemm_fill_inputs(M, N, K, h->A32, h->B32, &r);
     gemm_problem p = {M, N, K, 1.0f, 0.0f, h->A, h->B, NULL};
+    gemm_problem p32 = {M, N, K, 1.0f, 0.0f, h->A32, h->B32, NULL};
     int prev = tm_enter(TM_REFERENCE);
     int rc = gemm_reference(&p, h->exact, h->scale);
+    if (rc == 0)
+        rc = gemm_reference(&p32, h->exact32, h->scale32);
     tm_enter(prev);
     if (rc != 0) {
         host_data_free(h);
@@ -247,6 +293,10 @@ static size_t held(int size, uint64_t *digest)
     bytes += lab_held(&d, h->hBt, N * K * sizeof(uint16_t));
     bytes += lab_held(&d, h->exact, M * N * sizeof(double));
     bytes += lab_held(&d, h->scale, M * N * sizeof(double));
+    bytes += lab_held(&d, h->A32, M * K * sizeof(float));
+    bytes += lab_held(&d, h->B32, K * N * sizeof(float));
+    bytes += lab_held(&d, h->exact32, M * N * sizeof(double));
+    bytes += lab_held(&d, h->scale32, M * N * sizeof(double));
     if (digest && bytes)
         *digest = d;
     return bytes;
@@ -254,9 +304,10 @@ static size_t held(int size, uint64_t *digest)
 
 struct lab_ctx {
     int M, N, K;
+    int tf32; /* stage 5: A and B in FP32 (A32, B32), not BF16 A and Bt */
     host_data own;
     const host_data *h;
-    gbuf A, Bt, C;
+    gbuf A, Bt, C; /* for stage 5, Bt holds B (K x N, FP32) */
     /* Timed calls: the patches of A and Bt, device copies of both as loaded
      * (made on the first patch), the stream the patches went on, room for
      * the rows and columns of the expected C they change, and the largest
@@ -269,8 +320,28 @@ struct lab_ctx {
     float *h_got;
     void *blas;
     ceiling_hopper_fn *blas_gemm;
+    ceiling_hopper_tf32_fn *blas_tf32;
     ceiling_hopper_destroy_fn *blas_destroy;
 };
+
+/* The inputs the context's stage reads, on the host (what was loaded), and
+ * their length in 32-bit words: two BF16 elements a word, or one float. */
+static const void *host_A(const lab_ctx *c)
+{
+    return c->tf32 ? (const void *)c->h->A32 : (const void *)c->h->hA;
+}
+static const void *host_B(const lab_ctx *c)
+{
+    return c->tf32 ? (const void *)c->h->B32 : (const void *)c->h->hBt;
+}
+static size_t words_A(const lab_ctx *c)
+{
+    return (size_t)c->M * c->K / (c->tf32 ? 1 : 2);
+}
+static size_t words_B(const lab_ctx *c)
+{
+    return (size_t)c->N * c->K / (c->tf32 ? 1 : 2);
+}
 
 /* ---- the tensor-map maker every stage gets (child side) ------------------------------ */
 
@@ -364,7 +435,7 @@ static void teardown(lab_ctx *c)
 static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variants,
                  check_outcome *out)
 {
-    (void)stage, (void)variants;
+    (void)variants;
     lab_ctx *c = calloc(1, sizeof *c);
     *pctx = c;
     if (!c)
@@ -372,6 +443,7 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     c->M = hopper_sizes[size][0];
     c->N = hopper_sizes[size][1];
     c->K = hopper_sizes[size][2];
+    c->tf32 = stage == TF32_STAGE;
     c->h = &cache[size];
     if (!c->h->made || c->h->seed != seed) {
         int prev = tm_enter(TM_INPUTS), made = host_data_make(&c->own, size, seed);
@@ -383,21 +455,22 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     if (find_encoder(out) != 0)
         return -1;
     static const char *const syms[] = {"ceiling_hopper_create", "ceiling_hopper",
-                                       "ceiling_hopper_destroy"};
-    void *fns[3];
-    if (ceiling_load("lab7", syms, fns, 3, out->msg, sizeof out->msg) != 0) {
+                                       "ceiling_hopper_destroy", "ceiling_hopper_tf32"};
+    void *fns[4];
+    if (ceiling_load("lab7", syms, fns, 4, out->msg, sizeof out->msg) != 0) {
         out->v = V_SETUP_ERROR;
         return -1;
     }
     c->blas_gemm = (ceiling_hopper_fn *)fns[1];
     c->blas_destroy = (ceiling_hopper_destroy_fn *)fns[2];
+    c->blas_tf32 = (ceiling_hopper_tf32_fn *)fns[3];
     if (((ceiling_hopper_create_fn *)fns[0])(&c->blas) != 0) {
         c->blas = NULL;
         out->v = V_SETUP_ERROR;
         snprintf(out->msg, sizeof out->msg, "the grader could not start cuBLAS");
         return -1;
     }
-    size_t mn = (size_t)c->M * c->N, a = (size_t)c->M * c->K * 2, b = (size_t)c->N * c->K * 2;
+    size_t mn = (size_t)c->M * c->N, a = words_A(c) * 4, b = words_B(c) * 4;
     rng r;
     rng_seed(&r, rng_derive(seed, 77));
     cudaError_t err = gbuf_alloc(&c->A, a, rng_next(&r));
@@ -409,19 +482,19 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
         return lab_fail_cuda(out, err, "allocate the matrices");
     if (lab_host_buffer((void **)&c->h_got, mn * 4, out) != 0)
         return -1;
-    err = lab_to_device(c->A.d, c->h->hA, a);
+    err = lab_to_device(c->A.d, host_A(c), a);
     if (err == cudaSuccess)
-        err = lab_to_device(c->Bt.d, c->h->hBt, b);
+        err = lab_to_device(c->Bt.d, host_B(c), b);
     if (err != cudaSuccess)
-        return lab_fail_cuda(out, err, "upload A and Bt");
+        return lab_fail_cuda(out, err, c->tf32 ? "upload A and B" : "upload A and Bt");
     return 0;
 }
 
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
-    if (lab_unpatch(&c->pA, c->A.d, c->h->hA, s, out) != 0 ||
-        lab_unpatch(&c->pB, c->Bt.d, c->h->hBt, s, out) != 0)
+    if (lab_unpatch(&c->pA, c->A.d, host_A(c), s, out) != 0 ||
+        lab_unpatch(&c->pB, c->Bt.d, host_B(c), s, out) != 0)
         return -1;
     cudaError_t err = gbuf_poison(&c->C, s);
     if (err != cudaSuccess)
@@ -429,17 +502,25 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
     return 0;
 }
 
-/* A patch word: two BF16 values, each 512 to 1024 times m (the largest
- * magnitude of the row of A, or of Bt, they go into), either sign. */
-static uint32_t bf16_patch_word(float m, rng *r)
+/* A patch value, 512 to 1024 times m (the largest magnitude of the row of
+ * A, or of the column of B, it goes into), either sign. */
+static float patch_value(float m, rng *r)
+{
+    float v = (m > 0 ? m : 1.0f) * rng_uniform(r, 512.0f, 1024.0f);
+    return rng_below(r, 2) ? -v : v;
+}
+
+/* A patch word: two BF16 patch values, or (stage 5) one float. */
+static uint32_t stage_patch_word(int tf32, float m, rng *r)
 {
     uint32_t w = 0;
-    for (int h = 0; h < 2; h++) {
-        float v = (m > 0 ? m : 1.0f) * rng_uniform(r, 512.0f, 1024.0f);
-        if (rng_below(r, 2))
-            v = -v;
-        w |= (uint32_t)hopper_bf16_bits(v) << (16 * h);
+    if (tf32) {
+        float v = patch_value(m, r);
+        memcpy(&w, &v, sizeof w);
+        return w;
     }
+    for (int h = 0; h < 2; h++)
+        w |= (uint32_t)hopper_bf16_bits(patch_value(m, r)) << (16 * h);
     return w;
 }
 
@@ -453,12 +534,27 @@ static void row_max(const uint16_t *x, int rows, int K, float *m)
     }
 }
 
+/* The same for the rows of FP32 A (M x K) and the columns of B (K x N). */
+static void f32_max(const float *A, const float *B, int M, int N, int K, float *a, float *b)
+{
+    for (int i = 0; i < M; i++) {
+        a[i] = 0;
+        for (int k = 0; k < K; k++)
+            a[i] = fmaxf(a[i], fabsf(A[(size_t)i * K + k]));
+    }
+    for (int j = 0; j < N; j++)
+        b[j] = 0;
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++)
+            b[j] = fmaxf(b[j], fabsf(B[(size_t)k * N + j]));
+}
+
 static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
-    size_t wa = (size_t)c->M * c->K / 2, wb = (size_t)c->N * c->K / 2; /* 32-bit words */
+    size_t wa = words_A(c), wb = words_B(c); /* 32-bit words */
     if (!c->d_A0) { /* the copies the check compares with, untimed, once */
-        const void *h[2] = {c->h->hA, c->h->hBt};
+        const void *h[2] = {host_A(c), host_B(c)};
         size_t save = 4 * (size_t)PATCHES * ((size_t)c->M + c->N);
         if (lab_device_copies(&c->d_A0, &h[0], 1, wa * 4, out) != 0 ||
             lab_device_copies(&c->d_B0, &h[1], 1, wb * 4, out) != 0)
@@ -468,17 +564,25 @@ static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcom
         c->b_max = malloc((size_t)c->N * sizeof *c->b_max);
         if (!c->save || !c->a_max || !c->b_max)
             return lab_no_memory(out, " for the patched rows");
-        row_max(c->h->hA, c->M, c->K, c->a_max);
-        row_max(c->h->hBt, c->N, c->K, c->b_max);
+        if (c->tf32) {
+            f32_max(c->h->A32, c->h->B32, c->M, c->N, c->K, c->a_max, c->b_max);
+        } else {
+            row_max(c->h->hA, c->M, c->K, c->a_max);
+            row_max(c->h->hBt, c->N, c->K, c->b_max);
+        }
     }
     c->stream = s;
-    const uint64_t half_k = (uint64_t)c->K / 2; /* words per row */
+    /* Which row of A, and which column of B (a row of Bt), a word is in. */
+    const uint64_t a_row = c->tf32 ? (uint64_t)c->K : (uint64_t)c->K / 2,
+                   bt_row = (uint64_t)c->K / 2, b_cols = (uint64_t)c->N;
     patch_pick(&c->pA, PATCHES, wa, r);
     for (int k = 0; k < c->pA.n; k++)
-        c->pA.val[k] = bf16_patch_word(c->a_max[c->pA.idx[k] / half_k], r);
+        c->pA.val[k] = stage_patch_word(c->tf32, c->a_max[c->pA.idx[k] / a_row], r);
     patch_pick(&c->pB, PATCHES, wb, r);
-    for (int k = 0; k < c->pB.n; k++)
-        c->pB.val[k] = bf16_patch_word(c->b_max[c->pB.idx[k] / half_k], r);
+    for (int k = 0; k < c->pB.n; k++) {
+        uint64_t col = c->tf32 ? c->pB.idx[k] % b_cols : c->pB.idx[k] / bt_row;
+        c->pB.val[k] = stage_patch_word(c->tf32, c->b_max[col], r);
+    }
     if (patch_apply(&c->pA, c->A.d, s, out) != 0 || patch_apply(&c->pB, c->Bt.d, s, out) != 0)
         return -1;
     return 0;
@@ -487,6 +591,12 @@ static int perturb(lab_ctx *c, int variant, rng *r, cudaStream_t s, check_outcom
 static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
 {
     (void)stage;
+    if (c->tf32) {
+        hopper_tf32_fn f;
+        memcpy(&f, &fn, sizeof f);
+        return (int)f(c->M, c->N, c->K, (const float *)c->A.d, (const float *)c->Bt.d,
+                      (float *)c->C.d, tensor_map, s);
+    }
     hopper_fn f;
     memcpy(&f, &fn, sizeof f);
     return (int)f(c->M, c->N, c->K, (const unsigned short *)c->A.d,
@@ -496,54 +606,74 @@ static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
 static int call_ceiling(lab_ctx *c, int stage, cudaStream_t s)
 {
     (void)stage;
+    if (c->tf32)
+        return c->blas_tf32(c->blas, c->M, c->N, c->K, (const float *)c->A.d,
+                            (const float *)c->Bt.d, (float *)c->C.d, s);
     return c->blas_gemm(c->blas, c->M, c->N, c->K, (const unsigned short *)c->A.d,
                         (const unsigned short *)c->Bt.d, (float *)c->C.d, s);
 }
 
-#define ADVICE "A stage may only read A and Bt."
-
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
     (void)stage, (void)variant;
-    size_t mn = (size_t)c->M * c->N, wa = (size_t)c->M * c->K / 2, wb = (size_t)c->N * c->K / 2;
+    size_t mn = (size_t)c->M * c->N, wa = words_A(c), wb = words_B(c);
+    const char *b_name = c->tf32 ? "B" : "Bt";
+    const char *advice = c->tf32 ? "A stage may only read A and B." : "A stage may only read A and Bt.";
     if (lab_guard_check(&c->C, "C", mn, out) || lab_guard_check(&c->A, "A", wa, out) ||
-        lab_guard_check(&c->Bt, "Bt", wb, out))
+        lab_guard_check(&c->Bt, b_name, wb, out))
         return -1;
-    if (full) { /* A and Bt unchanged */
+    if (full) { /* A and Bt (B) unchanged */
         const gbuf *bufs[2] = {&c->A, &c->Bt};
-        const void *hosts[2] = {c->h->hA, c->h->hBt};
+        const void *hosts[2] = {host_A(c), host_B(c)};
         size_t bytes[2] = {wa * 4, wb * 4};
-        const char *names[2] = {"A", "Bt"};
-        if (lab_inputs_unchanged(2, bufs, hosts, bytes, names, "a stage may only read A and Bt",
+        const char *names[2] = {"A", b_name};
+        if (lab_inputs_unchanged(2, bufs, hosts, bytes, names,
+                                 c->tf32 ? "a stage may only read A and B"
+                                         : "a stage may only read A and Bt",
                                  out) != 0)
             return -1;
     }
+    /* Words a row: K / 2 of BF16 A and Bt; K of FP32 A and N of FP32 B. */
+    size_t a_cols = c->tf32 ? (size_t)c->K : (size_t)c->K / 2,
+           b_cols = c->tf32 ? (size_t)c->N : (size_t)c->K / 2;
     int patched = c->pA.n + c->pB.n > 0;
-    if (patched && (lab_patched_unchanged(&c->pA, &c->A, c->d_A0, c->h->hA, wa,
-                                          (size_t)c->K / 2, "A", ADVICE, c->stream, out) != 0 ||
-                    lab_patched_unchanged(&c->pB, &c->Bt, c->d_B0, c->h->hBt, wb,
-                                          (size_t)c->K / 2, "Bt", ADVICE, c->stream, out) != 0))
+    if (patched && (lab_patched_unchanged(&c->pA, &c->A, c->d_A0, host_A(c), wa, a_cols, "A",
+                                          advice, c->stream, out) != 0 ||
+                    lab_patched_unchanged(&c->pB, &c->Bt, c->d_B0, host_B(c), wb, b_cols, b_name,
+                                          advice, c->stream, out) != 0))
         return -1;
     cudaError_t err = lab_to_host(c->h_got, c->C.d, mn * 4);
     if (err != cudaSuccess)
         return lab_fail_cuda(out, err, "read C back");
-    gemm_problem p = {c->M, c->N, c->K, 1.0f, 0.0f, c->h->A, c->h->B, NULL};
-    /* The patches in lab 4's terms: two float elements per word. */
+    gemm_problem p = {c->M, c->N, c->K, 1.0f, 0.0f, c->tf32 ? c->h->A32 : c->h->A,
+                      c->tf32 ? c->h->B32 : c->h->B, NULL};
+    /* The patches in lab 4's terms: stage 5's are already (one float a
+     * word); the BF16 stages' are two float elements a word. */
     uint64_t ia[2 * PATCH_MAX], ib[2 * PATCH_MAX];
     uint32_t va[2 * PATCH_MAX], vb[2 * PATCH_MAX];
-    hopper_patch_floats(c->pA.idx, c->pA.val, c->pA.n, c->K, c->N, 0, ia, va);
-    hopper_patch_floats(c->pB.idx, c->pB.val, c->pB.n, c->K, c->N, 1, ib, vb);
-    int na = 2 * c->pA.n, nb = 2 * c->pB.n;
-    double *exact = c->h->exact, *scale = c->h->scale;
+    int na, nb;
+    if (c->tf32) {
+        na = c->pA.n, nb = c->pB.n;
+        memcpy(ia, c->pA.idx, (size_t)na * sizeof *ia);
+        memcpy(va, c->pA.val, (size_t)na * sizeof *va);
+        memcpy(ib, c->pB.idx, (size_t)nb * sizeof *ib);
+        memcpy(vb, c->pB.val, (size_t)nb * sizeof *vb);
+    } else {
+        hopper_patch_floats(c->pA.idx, c->pA.val, c->pA.n, c->K, c->N, 0, ia, va);
+        hopper_patch_floats(c->pB.idx, c->pB.val, c->pB.n, c->K, c->N, 1, ib, vb);
+        na = 2 * c->pA.n, nb = 2 * c->pB.n;
+    }
+    double *exact = c->tf32 ? c->h->exact32 : c->h->exact,
+           *scale = c->tf32 ? c->h->scale32 : c->h->scale;
     /* As lab 4: the common case, a timed call's C all within the tolerance,
      * is seen without writing to exact and scale; anything else is judged
      * the slow way, which names what is wrong. */
-    if (patched && gemm_patched_within(&p, exact, scale, c->h_got, ia, va, na, ib, vb, nb, 0,
-                                       c->save))
+    if (patched && gemm_patched_within(&p, exact, scale, c->h_got, ia, va, na, ib, vb, nb,
+                                       c->tf32, c->save))
         return 0;
     if (patched)
         gemm_patch_expect(&p, exact, scale, ia, va, na, ib, vb, nb, c->save);
-    int v = gemm_judge(&p, exact, scale, c->h_got, 0, out->msg, sizeof out->msg);
+    int v = gemm_judge(&p, exact, scale, c->h_got, c->tf32, out->msg, sizeof out->msg);
     if (patched)
         gemm_patch_undo(&p, exact, scale, ia, na, ib, nb, c->save);
     if (v == V_PASS)

@@ -443,7 +443,8 @@ static const speed_case speed_cases[] = {
       "2    1.10x+60%   25/25",
       "  4  persistent, C through TMA stores   yes                      0    83.", /* 1/1.2 */
       "1.08x+80%   25/25",
-      "Score: 90/90"}},
+      "  5  TF32, lab 4's problem (bonus)",
+      "Score: 100/100"}},
     /* B read in the wrong layout is WRONG RESULT at every element, and the
      * stage it is the base of is not timed. */
     {"lab7", "faults", 1,
@@ -453,7 +454,7 @@ static const speed_case speed_cases[] = {
       "not pass its correctness test.",
       "50% of cuBLAS GEMM (BF16, FP32 accumulation) (0 TFLOP/s); this stage needs 60% as well "
       "as 1.10x over stage 2 (it has 2.25x)",
-      "Score: 45/90"}},
+      "Score: 50/100"}},
 };
 #define N_SPEED_CASES ((int)(sizeof speed_cases / sizeof speed_cases[0]))
 
