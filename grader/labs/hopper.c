@@ -166,11 +166,11 @@ static const lab_stage hopper_stages[] = {
         .points_speed = 5,
         /* A different problem from the stages before it: held to its own
          * ceiling alone, the cuBLAS TF32 GEMM lab 4's stage 8 is held to. */
-        .min_ceiling = 0.7, /* measured 0.80 (the reference against cuBLAS TF32, 4096^3) */
+        .min_ceiling = 0.7, /* measured 0.798 (bench_hopper_tf32), 0.797 (the grader) */
         .ceiling = CUBLAS_TF32,
         .min_cc = HOPPER,
         .max_cc = HOPPER,
-        .reference = 323.6,
+        .reference = 326.2,
         .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
                       {"UTMALDG", "TMA loads (UTMALDG)"}},
         .hint = "Compute C^T = B^T A^T: A's K-major tile is wgmma's shared-memory operand, and each "

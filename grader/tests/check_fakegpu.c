@@ -446,7 +446,8 @@ static const speed_case speed_cases[] = {
       "  5  TF32, lab 4's problem (bonus)",
       "Score: 100/100"}},
     /* B read in the wrong layout is WRONG RESULT at every element, and the
-     * stage it is the base of is not timed. */
+     * stage it is the base of is not timed; the TF32 stage computed in BF16
+     * is WRONG RESULT with the likely cause. */
     {"lab7", "faults", 1,
      {"- stage 1 (TMA + wgmma, 64 x 128 tiles), correctness: WRONG RESULT",
       "at M 1, N 300, K 72: 300 of 300 elements of C are wrong",
@@ -454,7 +455,8 @@ static const speed_case speed_cases[] = {
       "not pass its correctness test.",
       "50% of cuBLAS GEMM (BF16, FP32 accumulation) (0 TFLOP/s); this stage needs 60% as well "
       "as 1.10x over stage 2 (it has 2.25x)",
-      "Score: 50/100"}},
+      "- stage 5 (TF32, lab 4's problem (bonus)), correctness: WRONG RESULT",
+      "a lower precision than TF32", "Score: 45/100"}},
 };
 #define N_SPEED_CASES ((int)(sizeof speed_cases / sizeof speed_cases[0]))
 

@@ -14,9 +14,9 @@
 #include "host_ops.h"
 
 #if defined(LAB5_FAULTS)
-static const double ms[] = {24, 6, 4.4, 4.8, 20, 18};
+static const double ms[] = {96, 24, 17.6, 19.2, 80, 72};
 #else
-static const double ms[] = {24, 6, 4.4, 4.8, 20, 10};
+static const double ms[] = {96, 24, 17.6, 19.2, 80, 40};
 #endif
 
 static lab_status setup(int stage, const streams_job *job, void **state)
