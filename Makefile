@@ -73,7 +73,7 @@ AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 # ---- sources ---------------------------------------------------------------------
 COMMON_SRC := common/par.c common/hostmem.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
-              grader/gbuf.c grader/elfsym.c grader/borrowed.c grader/hostcode.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/decide.c grader/timings.c grader/patch.c \
+              grader/gbuf.c grader/elfsym.c grader/borrowed.c grader/hostcode.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/buildlog.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/decide.c grader/timings.c grader/patch.c \
               grader/ceiling.c grader/green.c $(sort $(wildcard grader/labs/*.c))
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
@@ -165,15 +165,20 @@ build/ceilings/%.so: $$(CEILING_SRC_$$*) | check-nvcc
 ceilings: $(CEILING_LIBS)
 
 # ---- lab and solution libraries --------------------------------------------------
+# nvcc's messages, shown as always and kept beside the library in $@.log,
+# where the grader finds ptxas's notes that it serialised wgmma
+# (grader/buildlog.c); nvcc's exit status is kept.
+KEEP_LOG = 2> $@.log; s=$$?; cat $@.log >&2; exit $$s
+
 # $(1) number, $(2) folder, $(3) name
 define LAB_RULES
 build/lab$(1).so: labs/$(2)/$(3).cu | check-nvcc
 	@mkdir -p build
-	$$(NVCC) $$(NVCC_OPT) $$(call lab_gencode,$(3)) $$(NVCC_LIB) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+	$$(NVCC) $$(NVCC_OPT) $$(call lab_gencode,$(3)) $$(NVCC_LIB) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$< $$(KEEP_LOG)
 
 build/solutions/lab$(1).so: solutions/$(2)/$(3).cu | check-nvcc
 	@mkdir -p build/solutions
-	$$(NVCC) $$(NVCC_OPT) $$(call lab_gencode,$(3)) $$(NVCC_LIB) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$<
+	$$(NVCC) $$(NVCC_OPT) $$(call lab_gencode,$(3)) $$(NVCC_LIB) -Ilabs/$(2) -MMD -MP -MF $$@.d -o $$@ $$< $$(KEEP_LOG)
 
 .PHONY: lab$(1)
 lab$(1): build/lab$(1).so grade $$(CEILING_LIBS)
@@ -202,7 +207,7 @@ labs: $(LAB_LIBS) grade $(CEILING_LIBS)
 # Adversarial submissions: lab libraries the grader must catch (grader/tests/adversarial).
 build/adversarial/%.so: grader/tests/adversarial/%.cu | check-nvcc
 	@mkdir -p build/adversarial
-	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK)
+	$(NVCC) $(NVCCFLAGS) $(foreach l,$(LABS),-Ilabs/$(call lab_dir,$(l))) -MMD -MP -MF $@.d -o $@ $< $(ADVERSARIAL_LINK) $(KEEP_LOG)
 build/adversarial/gemm_calls_cublas.so: ADVERSARIAL_LINK := -lcublas
 # A case named *_hopper is lab 7's: built for sm_90a alone, as the lab is.
 $(addprefix build/adversarial/,$(addsuffix .so,$(filter %_hopper,$(ADVERSARIAL)))): \

@@ -22,6 +22,7 @@
 
 #include "../common/rng.h"
 #include "analytics.h"
+#include "buildlog.h"
 #include "ceiling.h"
 #include "chart.h"
 #include "config.h"
@@ -592,6 +593,13 @@ static void live_line(const grade_run *run, int stage)
         merge_result(run, stage, k, trs[n - kinds + k]);
     free(trs);
     report_live_line(stdout, run->spec, run->res, stage);
+    char serialised[1024];
+    if (buildlog_serialised(run->lib, run->res->t[stage][TEST_CORRECT].kernels, serialised,
+                            sizeof serialised) > 0)
+        printf("      note: ptxas serialised %s: each waits for the one before, and the stage "
+               "runs slower for it. make printed this when it built the library; see handout "
+               "7, \"Grading, profiling, questions\".\n",
+               serialised);
     for (int k = 0; k < kinds; k++)
         show_output(run->spec, stage, k);
     fflush(stdout);

@@ -1,11 +1,14 @@
 /* check_hostparts.c: host-side pieces that need no GPU: the JSON reader's
  * escapes and errors, the patch and expected-output bookkeeping of
- * grader/patch.h, and the message helpers of grader/labs/lab_util.h. */
+ * grader/patch.h, the message helpers of grader/labs/lab_util.h, and the
+ * build log's notes on serialised wgmma (grader/buildlog.h). */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "../buildlog.h"
 #include "../json.h"
 #include "../labs/lab_util.h"
 #include "../patch.h"
@@ -267,6 +270,60 @@ START_TEST(thread_limit_only_tightens)
 END_TEST
 
 
+/* ptxas's notes on serialised wgmma, from a library's build log: only for
+ * the kernels named, with code, reason and the kernel's short name; the
+ * reason keeps plain text only; no log, or no kernels, is none. */
+START_TEST(buildlog_names_serialised_kernels)
+{
+    char dir[] = "/tmp/cudalabs-buildlogXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char lib[300], log[320], out[1024];
+    snprintf(lib, sizeof lib, "%s/lab7.so", dir);
+    snprintf(log, sizeof log, "%s.log", lib);
+    ck_assert_int_eq(buildlog_serialised(lib, "_Z7s5_tf32iii14CUtensorMap_stS_Pf", out, sizeof out),
+                     0);
+    ck_assert_str_eq(out, "");
+    FILE *f = fopen(log, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("hopper.cu(12): warning #177-D: variable \"x\" was declared but never referenced\n"
+          "ptxas info    : (C7513) Potential Performance Loss: wgmma.mma_async instructions are "
+          "serialized due to non wgmma instructions defining input registers of a wgmma between "
+          "start and end of the pipeline stage in the function '_Z7s5_tf32iii14CUtensorMap_stS_Pf'\n"
+          "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are "
+          "serialized due to insufficient register\x1b[31m resources for the function "
+          "'_Z13s12_tma_wgmmaILi128EEviii14CUtensorMap_stS0_Pf'\n"
+          "ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are "
+          "serialized due to the presence of Extern calls in the function 'other_kernel'\n",
+          f);
+    fclose(f);
+    /* one kernel of the stage's */
+    ck_assert_int_eq(buildlog_serialised(lib, "s0,_Z7s5_tf32iii14CUtensorMap_stS_Pf", out,
+                                         sizeof out),
+                     1);
+    ck_assert_str_eq(out, "the wgmma of s5_tf32 (C7513: due to non wgmma instructions defining "
+                          "input registers of a wgmma between start and end of the pipeline "
+                          "stage)");
+    /* two, in the log's order; the escape sequence's letters stay, its ESC and [ go */
+    ck_assert_int_eq(buildlog_serialised(lib,
+                                         "_Z13s12_tma_wgmmaILi128EEviii14CUtensorMap_stS0_Pf,"
+                                         "other_kernel,_Z7s5_tf32iii14CUtensorMap_stS_Pf",
+                                         out, sizeof out),
+                     3);
+    ck_assert_ptr_nonnull(strstr(out, "the wgmma of s5_tf32 (C7513: "));
+    ck_assert_ptr_nonnull(strstr(out, "; the wgmma of s12_tma_wgmma (C7512: due to insufficient "
+                                      "register31m resources)"));
+    ck_assert_ptr_nonnull(strstr(out, "; the wgmma of other_kernel (C7510: due to the presence "
+                                      "of Extern calls)"));
+    ck_assert_ptr_null(strchr(out, '\x1b'));
+    /* a prefix of a name is not the name; no kernels, none */
+    ck_assert_int_eq(buildlog_serialised(lib, "_Z7s5_tf32", out, sizeof out), 0);
+    ck_assert_int_eq(buildlog_serialised(lib, "", out, sizeof out), 0);
+    ck_assert_int_eq(buildlog_serialised(NULL, "other_kernel", out, sizeof out), 0);
+    unlink(log);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *make_hostparts_suite(void)
 {
     Suite *s = suite_create("hostparts");
@@ -283,6 +340,7 @@ Suite *make_hostparts_suite(void)
     tcase_add_test(tc, gbuf_free_of_host_parts);
     tcase_add_test(tc, sass_read_from_a_running_tool);
     tcase_add_test(tc, thread_limit_only_tightens);
+    tcase_add_test(tc, buildlog_names_serialised_kernels);
     suite_add_tcase(s, tc);
     return s;
 }

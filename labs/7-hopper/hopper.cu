@@ -231,8 +231,9 @@ __device__ __forceinline__ uint64_t sw128_desc(const void *p)
 }
 
 /* Orders this warpgroup's register and shared-memory accesses before the
- * wgmma that follow (needed before the first wgmma and whenever the
- * accumulators were touched by other instructions). */
+ * wgmma that follow (needed before the first wgmma, whenever the
+ * accumulators were touched by other instructions, and after writing the
+ * registers of a register operand). */
 __device__ __forceinline__ void wgmma_fence()
 {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -514,48 +515,70 @@ extern "C" lab_status hopper_persistent(int M, int N, int K, const unsigned shor
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stage 5 (bonus): lab 4's problem in TF32 (hopper.h).                      */
-/* C = A B with A (M x K) and B (K x N) row-major FP32, as in lab 4: the     */
-/* problem lab 4's stage 8 takes to about 40% of cuBLAS TF32 on Hopper with  */
-/* mma.sync. wgmma reads a TF32 operand from shared memory only K-major (its */
-/* transpose flags exist for 16-bit types alone), and B is N-major; but a    */
-/* TF32 wgmma may take its A operand from registers. So compute              */
-/* C^T = B^T A^T: wgmma's B operand is A's tile, K-major as TMA writes it    */
-/* (the descriptor of the BF16 stages, a k-step of 8 floats = 32 bytes);     */
-/* wgmma's A operand, 64 rows (columns n of C) x 8 k, is loaded by each      */
-/* thread from B's tile into four registers; the accumulators are C^T, and   */
-/* the epilogue stores row r of them to column n of C.                       */
-/* Block: stage 3's, a producer warpgroup and two consumers, each consumer   */
-/* owning 64 columns of a 256 (m) x 128 (n) tile: wgmma m64n256k8 (given     */
-/* below), 128 accumulators. A ring slot holds A's box (tensor_map(&mapA,    */
-/* (const unsigned short *)d_A, M, 2 * K, 256): FP32 rows seen as 16-bit     */
-/* elements, a box of 256 rows x 32 floats) and B's tile of 32 k x 128 n as  */
-/* four boxes of 32 x 32 floats (tensor_map(&mapB, (const unsigned short *)  */
-/* d_B, K, 2 * N, 32); box b of the tile at coordinates (2 (n0 + 32 b), k0). */
-/* The register operand: thread (warp w, g = lane / 4, t4 = lane % 4) holds  */
-/* rows 16 w + g and 16 w + g + 8 at k = t4 and t4 + 4: a[0] (g, t4),        */
-/* a[1] (g + 8, t4), a[2] (g, t4 + 4), a[3] (g + 8, t4 + 4), the m16n8k8     */
-/* TF32 layout of mma.sync. In a box (row k of 128 bytes, 128-byte swizzle)  */
-/* element (k, n) is word 32 k + 4 ((n / 4) ^ (k % 8)) + n % 4. Which column */
-/* of B each operand row holds is yours to choose: pick it so that a warp's  */
-/* 32 loads of one register fall on 32 different banks (taking the rows in   */
-/* order does not), and store each accumulator row to its column.            */
-/* A wgmma reads its register operand while it runs: do not load into those  */
-/* registers before a wgmma_wait that covers it (frag_fence, given, keeps    */
-/* the compiler from reusing them early). ptxas gives each thread of a       */
-/* 384-thread block 168 registers at compile time, whatever setmaxnreg       */
-/* grants at run time: keeping a whole k-tile's operands in flight does not  */
-/* fit and serialises the wgmma (warnings C7512, C7513); one wgmma at a time */
-/* per consumer does, and the other consumer keeps the tensor cores busy.    */
-/* N not a multiple of 4: B's rows are not whole 16-byte chunks and have no  */
-/* tensor map; call tf32_fallback (given) instead.                           */
-/* Expect: at least 70% of cuBLAS TF32 (the grader's threshold). The         */
-/* reference solution reached 80% on an H200 at 4096^3.                      */
+/* Stage 5 (bonus): lab 4's problem in TF32 (hopper.h).                     */
+/* C = A B with A (M x K) and B (K x N) row-major FP32, as in lab 4: the    */
+/* problem lab 4's stage 8 takes to about 40% of cuBLAS TF32 on Hopper with */
+/* mma.sync. wgmma reads a TF32 operand from shared memory only K-major     */
+/* (its transpose flags exist for 16-bit types alone), and B is N-major;    */
+/* but only wgmma's first operand may come from registers, and then in      */
+/* whatever layout the threads load it from. So make B the first operand:   */
+/* compute C^T = B^T A^T.                                                   */
+/* - wgmma's second operand is A's tile, K-major as TMA writes it, through  */
+/*   sw128_desc exactly as in the BF16 stages: a k-step of 8 floats is 32   */
+/*   bytes, the BF16 k-step of 16, and a k-tile of 32 floats is one         */
+/*   128-byte row.                                                          */
+/* - wgmma's first operand, 64 rows (columns n of C) x 8 k, is loaded by    */
+/*   each thread from B's tile in shared memory into four registers.        */
+/* - The accumulators are C^T: each accumulator row is a column of C.       */
+/* Block: stage 3's roles, a producer warpgroup and two consumers (384      */
+/* threads), on a tile of 256 rows (m) x 128 columns (n) of C, each         */
+/* consumer owning 64 of the columns: wgmma_m64n256k8_tf32 (given below),   */
+/* 128 accumulators, which it adds to: zero them first. Grid: blocks_for(N, */
+/* 128) x blocks_for(M, 256). A ring slot of 48 KB (4 slots, 1024-byte      */
+/* aligned: 4 x 48 KB + 1024 of dynamic shared memory, and expect_tx of 48  */
+/* KB a k-tile) holds A's box and B's tile:                                 */
+/* - A: tensor_map(&mapA, (const unsigned short *)d_A, M, 2 * K, 256)       */
+/*   describes the FP32 rows byte for byte as 16-bit elements; a box is 256 */
+/*   rows x 32 floats (32 KB), k-tile t at coordinates (2 * 32 t, m0).      */
+/* - B: tensor_map(&mapB, (const unsigned short *)d_B, K, 2 * N, 32); the   */
+/*   tile (32 k x 128 n) is four boxes of 32 x 32 floats, 4 KB each, one    */
+/*   after the other; box b at coordinates (2 (n0 + 32 b), 32 t).           */
+/* The first operand. In consumer warpgroup h, thread t (0..127; warp w = t */
+/* / 32, g = (t % 32) / 4, t4 = t % 4) holds operand rows 16 w + g and 16 w */
+/* + g + 8 at k = t4 and t4 + 4: a[0] (g, t4), a[1] (g + 8, t4), a[2] (g,   */
+/* t4 + 4), a[3] (g + 8, t4 + 4), the m16n8k8 TF32 layout of mma.sync. In a */
+/* box (row k of 128 bytes, 128-byte swizzle), element (k, n), k and n      */
+/* counted within the box (0..31), is 4-byte word 32 k + 4 ((n / 4) ^ (k %  */
+/* 8)) + n % 4 from the box's start; the next k-step is 8 rows, 256 words,  */
+/* further. Which column of B each operand row holds is yours to choose:    */
+/* the consumer's columns are boxes 2 h and 2 h + 1. Pick the order so that */
+/* a warp's 32 loads of one register fall on 32 different banks (taking     */
+/* them in order gives 2-way conflicts; handout 7 works one out). The       */
+/* epilogue follows it: acc[4 j + 2 i + e] is operand row 16 w + g + 8 i    */
+/* (your column of C for that row) and operand column 8 j + 2 t4 + e, which */
+/* is row m0 + 8 j + 2 t4 + e of C (store_wg_tile's layout, transposed).    */
+/* Store floats one by one, checking M and N.                               */
+/* A wgmma reads its register operand while it runs: wgmma_fence after      */
+/* loading the registers and before the wgmma, and do not load into them    */
+/* again before a wgmma_wait that covers it (frag_fence, given, keeps the   */
+/* compiler from reusing them early). ptxas gives each thread of a          */
+/* 384-thread block 168 registers at compile time, whatever setmaxnreg      */
+/* grants at run time: a whole k-tile's operands in flight beside 128       */
+/* accumulators do not fit, and ptxas serialises the wgmma (warnings C7512, */
+/* C7513; the grader shows them under the stage). One wgmma at a time per   */
+/* consumer fits, and the other consumer keeps the tensor cores busy. The   */
+/* FP32 values go to the tensor cores as they are; no rounding to TF32 is   */
+/* needed.                                                                  */
+/* N not a multiple of 4: B's rows are not whole 16-byte chunks and have no */
+/* tensor map; return tf32_fallback(...) (given) instead. A failed          */
+/* tensor_map or cudaFuncSetAttribute is LAB_ERROR.                         */
+/* Expect: at least 70% of cuBLAS TF32 (the grader's threshold). The        */
+/* reference solution reached 80% on an H200 at 4096^3.                     */
 /* ------------------------------------------------------------------------ */
 
 /* D (64 x 256, FP32) += A (64 x 8, TF32, four registers a thread) * B (8 x
  * 256, TF32, K-major in shared memory through desc_b). TF32 has no
- * transpose immediates. */
+ * transpose immediates; D is always added to (scale-d 1). */
 __device__ __forceinline__ void wgmma_m64n256k8_tf32(float *d, const uint32_t *a,
                                                      uint64_t desc_b)
 {
@@ -623,7 +646,7 @@ extern "C" lab_status hopper_tf32(int M, int N, int K, const float *d_A, const f
 {
     /* TODO(lab7.s5): for N % 4 != 0 return tf32_fallback(...); else opt in to the shared
      * memory, make the tensor maps of A and B, launch your kernel on `stream`, return
-     * LAB_OK. */
+     * LAB_OK (LAB_ERROR if either fails). */
     (void)M, (void)N, (void)K, (void)d_A, (void)d_B, (void)d_C, (void)tensor_map, (void)stream;
     (void)tf32_fallback;
     return LAB_TODO;

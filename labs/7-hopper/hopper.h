@@ -88,10 +88,11 @@ lab_status hopper_persistent(int M, int N, int K, const unsigned short *d_A,
  * (K x N) row-major FP32, as in lab 4 (labs/4-gemm/gemm.h, with alpha = 1
  * and beta = 0), on the tensor cores in TF32 and judged with lab 4's TF32
  * tolerance; C is M x N row-major FP32. The sizes are this lab's (K a
- * multiple of 8). The tensor-map maker describes an FP32 matrix byte for
- * byte as rows of twice as many 16-bit elements, which needs those rows to
- * be whole 16-byte chunks: for N not a multiple of 4, B has no tensor map,
- * and the stage uses the given FP32 kernel instead. */
+ * multiple of 8). The tensor-map maker describes BF16 matrices; TMA copies
+ * bytes, so a stage describes an FP32 matrix to it as rows of twice as many
+ * 16-bit elements, which needs those rows to be whole 16-byte chunks: for N
+ * not a multiple of 4, B has no tensor map, and the stage uses the given
+ * FP32 kernel instead. */
 typedef lab_status (*hopper_tf32_fn)(int M, int N, int K, const float *d_A, const float *d_B,
                                      float *d_C, hopper_tensor_map_fn tensor_map,
                                      cudaStream_t stream);

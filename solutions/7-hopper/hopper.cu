@@ -235,8 +235,9 @@ __device__ __forceinline__ uint64_t sw128_desc(const void *p)
 }
 
 /* Orders this warpgroup's register and shared-memory accesses before the
- * wgmma that follow (needed before the first wgmma and whenever the
- * accumulators were touched by other instructions). */
+ * wgmma that follow (needed before the first wgmma, whenever the
+ * accumulators were touched by other instructions, and after writing the
+ * registers of a register operand). */
 __device__ __forceinline__ void wgmma_fence()
 {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -676,7 +677,7 @@ __global__ void __launch_bounds__(384, 1)
 
 /* D (64 x 256, FP32) += A (64 x 8, TF32, four registers a thread) * B (8 x
  * 256, TF32, K-major in shared memory through desc_b). TF32 has no
- * transpose immediates. */
+ * transpose immediates; D is always added to (scale-d 1). */
 __device__ __forceinline__ void wgmma_m64n256k8_tf32(float *d, const uint32_t *a,
                                                      uint64_t desc_b)
 {
