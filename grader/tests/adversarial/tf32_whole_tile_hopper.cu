@@ -9,6 +9,7 @@
  * ptxas's note under the stage. Built for sm_90a, as lab 7 is.
  * lab: 7
  * grade-args: --stage 5 --quick
+ * expect-exit: 0
  * expect: 5 correctness PASS
  * expect-output: note: ptxas serialised the wgmma of tile_tf32 (C7512: due to insufficient register resources)
  */
