@@ -567,8 +567,8 @@ extern "C" lab_status hopper_persistent(int M, int N, int K, const unsigned shor
 /* accumulators do not fit, and ptxas serialises the wgmma (warnings C7512, */
 /* C7513; the grader shows them under the stage). One wgmma at a time per   */
 /* consumer fits, and the other consumer keeps the tensor cores busy. The   */
-/* FP32 values go to the tensor cores as they are; no rounding to TF32 is   */
-/* needed.                                                                  */
+/* FP32 values may go to the tensor cores as they are, unrounded: at this   */
+/* lab's sizes the grader's TF32 bound allows it (handout 7 says why).      */
 /* N not a multiple of 4: B's rows are not whole 16-byte chunks and have no */
 /* tensor map; return tf32_fallback(...) (given) instead. A failed          */
 /* tensor_map or cudaFuncSetAttribute is LAB_ERROR.                         */
