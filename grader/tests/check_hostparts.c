@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../buildlog.h"
@@ -319,6 +320,19 @@ START_TEST(buildlog_names_serialised_kernels)
     ck_assert_int_eq(buildlog_serialised(lib, "_Z7s5_tf32", out, sizeof out), 0);
     ck_assert_int_eq(buildlog_serialised(lib, "", out, sizeof out), 0);
     ck_assert_int_eq(buildlog_serialised(NULL, "other_kernel", out, sizeof out), 0);
+    /* a kernel name's other bytes are shown as '?' */
+    f = fopen(log, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are "
+          "serialized due to insufficient register resources for the function 'k\x1b]0;x'\n",
+          f);
+    fclose(f);
+    ck_assert_int_eq(buildlog_serialised(lib, "k\x1b]0;x", out, sizeof out), 1);
+    ck_assert_str_eq(out, "the wgmma of k??0?x (C7512: due to insufficient register resources)");
+    /* only a regular file is read: a FIFO (which would block) is none */
+    unlink(log);
+    ck_assert_int_eq(mkfifo(log, 0600), 0);
+    ck_assert_int_eq(buildlog_serialised(lib, "k", out, sizeof out), 0);
     unlink(log);
     rmdir(dir);
 }
