@@ -504,17 +504,24 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     /* The common case, a timed call's C all within the tolerance, is seen
      * without writing to exact and scale; anything else is judged the slow
      * way, which names what is wrong. The two agree on "all within". */
-    if (patched && gemm_patched_within(&p, exact, scale, c->h_got, c->pA.idx, c->pA.val,
-                                       c->pA.n, c->pB.idx, c->pB.val, c->pB.n,
-                                       stage == TENSOR_STAGE, c->save))
-        return 0;
-    if (patched) /* the expected C of the patched inputs, undone below */
-        gemm_patch_expect(&p, exact, scale, c->pA.idx, c->pA.val, c->pA.n, c->pB.idx,
-                          c->pB.val, c->pB.n, c->save);
-    int v = gemm_judge(&p, exact, scale, c->h_got, stage == TENSOR_STAGE, out->msg,
+    int v = V_PASS;
+    if (!patched || !gemm_patched_within(&p, exact, scale, c->h_got, c->pA.idx, c->pA.val,
+                                         c->pA.n, c->pB.idx, c->pB.val, c->pB.n,
+                                         stage == TENSOR_STAGE, c->save)) {
+        if (patched) /* the expected C of the patched inputs, undone below */
+            gemm_patch_expect(&p, exact, scale, c->pA.idx, c->pA.val, c->pA.n, c->pB.idx,
+                              c->pB.val, c->pB.n, c->save);
+        v = gemm_judge(&p, exact, scale, c->h_got, stage == TENSOR_STAGE, out->msg,
                        sizeof out->msg);
-    if (patched)
-        gemm_patch_undo(&p, exact, scale, c->pA.idx, c->pA.n, c->pB.idx, c->pB.n, c->save);
+        if (patched)
+            gemm_patch_undo(&p, exact, scale, c->pA.idx, c->pA.n, c->pB.idx, c->pB.n,
+                            c->save);
+    }
+    /* Within every bound: in the tensor-core stage, also how the errors
+     * spread (the patched rows and columns left out). */
+    if (v == V_PASS && stage == TENSOR_STAGE)
+        v = gemm_tf32_spread(&p, exact, scale, c->h_got, c->pA.idx, c->pA.n, c->pB.idx,
+                             c->pB.n, out->msg, sizeof out->msg);
     if (v == V_PASS)
         return 0;
     out->v = (verdict)v;

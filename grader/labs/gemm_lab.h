@@ -28,6 +28,22 @@ void gemm_tolerance_factors(int K, int tf32, double *t1, double *t2);
 /* V_PASS, or the verdict for got (M N floats) with what is wrong in msg. */
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
                int tf32, char *msg, size_t msgn);
+/* The tensor-core stage's second look, once every element is within its
+ * bound: V_PASS, or V_WRONG (msg says where) when, in some 64 x 64 tile of
+ * C, more elements lie near the bound than TF32's rounding puts there: a
+ * lower precision (BF16) for some of K or of C, even with the probe rows'
+ * and columns' crossings recomputed. The rows of A patched at ia (na of
+ * them) and the columns of B patched at ib are not counted. K < 16: V_PASS. */
+int gemm_tf32_spread(const gemm_problem *p, const double *exact, const double *scale,
+                     const float *got, const uint64_t *ia, int na, const uint64_t *ib, int nb,
+                     char *msg, size_t msgn);
+/* What gemm_tf32_spread judges: the largest share, over the tiles of C with
+ * at least 256 counted elements, of elements off by more than 1.5 2^-10
+ * scale / sqrt(K), and that tile's first row and column; -1 when no tile
+ * counts (K < 16, or too few elements). A share above 0.30 fails. */
+double gemm_tf32_share(const gemm_problem *p, const double *exact, const double *scale,
+                       const float *got, const uint64_t *ia, int na, const uint64_t *ib, int nb,
+                       int *tile_row, int *tile_col);
 
 /* The graded A (M x K) and B (K x N), from r. Most rows of A and columns
  * of B are uniform in [-1, 1); a few rows of A are scaled beyond FP16's

@@ -23,7 +23,8 @@
  * 25 times the bound and more; and rows and columns beyond FP16's range. The
  * tensor-core stage is judged with its own bound, 2 * 2^-11 scale plus the
  * float32 one: TF32 rounded to nearest passes (probes at most 0.62 of it),
- * BF16's 7 bits do not. */
+ * BF16's 7 bits do not; and, since probes can be recognised and redone, by
+ * how many elements of each tile lie near that bound (gemm_tf32_spread). */
 #define _GNU_SOURCE
 /* The reference is the grader's heaviest CPU work (2 x 4096^3 multiply-adds
  * per run): let GCC vectorise it fully, with an AVX2 version picked at run
@@ -673,4 +674,124 @@ int gemm_patched_within(const gemm_problem *p, const double *exact, const double
         }
     }
     return !par_for((size_t)M, 64, over_rows, &o);
+}
+
+/* ---- the tensor-core stage: how the errors spread ----
+ * The per-element bound cannot tell BF16 from TF32 away from the probes:
+ * with random signs, a product's rounding errors cancel, and K of them sum
+ * to about sqrt(K) times one, far inside a bound that must hold for errors
+ * of one sign. How many elements come near the bound tells them apart.
+ * Measure each element's error in units of 2^-10 scale / sqrt(K) (about
+ * the size of K random TF32 roundings): a share of the elements is beyond
+ * SPREAD_Z units. On the graded inputs (simulated in double, with each
+ * rounding applied to the float inputs; tiles of 64 x 64, every graded
+ * shape with K >= 64) that share is at most 2.5% for TF32 rounded to
+ * nearest, 4% with A chopped, 13% with both chopped (what tensor cores do
+ * with float bits as they are), and at least 49% for BF16 rounded to
+ * nearest, with or without the probe crossings recomputed in float32
+ * (check_gemm.c's tf32_spread_tells_bf16 holds the C code to these).
+ * A tile fails above 30%; BF16 on a quarter of K (the rest chopped TF32)
+ * puts tiles at 30% to 41%, on an eighth at 20% to 31%. */
+#define SPREAD_Z 1.5
+#define SPREAD_LIMIT 0.30
+enum { SPREAD_TILE = 64, SPREAD_MIN = 256, SPREAD_MIN_K = 16 };
+
+typedef struct spread_job {
+    const gemm_problem *p;
+    const double *exact, *scale;
+    const float *got;
+    const unsigned char *skip_row, *skip_col; /* rows and columns that patches change */
+    double unit;                              /* SPREAD_Z 2^-10 / sqrt(K) */
+    double *share;                            /* per tile row: the largest share, or -1 */
+    int *at;                                  /* ... and its tile column */
+} spread_job;
+
+static int spread_rows(void *ctx, size_t begin, size_t end)
+{
+    const spread_job *s = ctx;
+    const int M = s->p->M, N = s->p->N, tiles = (N + SPREAD_TILE - 1) / SPREAD_TILE;
+    size_t *beyond = calloc((size_t)tiles, sizeof *beyond),
+           *counted = calloc((size_t)tiles, sizeof *counted);
+    for (size_t t = begin; t < end; t++) {
+        s->share[t] = -1;
+        if (!beyond || !counted)
+            continue; /* no memory: no judgement here (never held against the stage) */
+        memset(beyond, 0, (size_t)tiles * sizeof *beyond);
+        memset(counted, 0, (size_t)tiles * sizeof *counted);
+        int i1 = (int)(t + 1) * SPREAD_TILE < M ? (int)(t + 1) * SPREAD_TILE : M;
+        for (int i = (int)t * SPREAD_TILE; i < i1; i++) {
+            if (s->skip_row[i])
+                continue;
+            const double *e = s->exact + (size_t)i * N, *sc = s->scale + (size_t)i * N;
+            const float *g = s->got + (size_t)i * N;
+            for (int j = 0; j < N; j++) {
+                if (s->skip_col[j] || !(sc[j] > 0))
+                    continue;
+                counted[j / SPREAD_TILE]++;
+                beyond[j / SPREAD_TILE] += fabs((double)g[j] - e[j]) > s->unit * sc[j];
+            }
+        }
+        for (int c = 0; c < tiles; c++)
+            if (counted[c] >= SPREAD_MIN && (double)beyond[c] / counted[c] > s->share[t]) {
+                s->share[t] = (double)beyond[c] / counted[c];
+                s->at[t] = c;
+            }
+    }
+    free(beyond);
+    free(counted);
+    return 0;
+}
+
+double gemm_tf32_share(const gemm_problem *p, const double *exact, const double *scale,
+                       const float *got, const uint64_t *ia, int na, const uint64_t *ib, int nb,
+                       int *tile_row, int *tile_col)
+{
+    *tile_row = *tile_col = 0;
+    if (p->K < SPREAD_MIN_K)
+        return -1;
+    const int M = p->M, N = p->N, rows = (M + SPREAD_TILE - 1) / SPREAD_TILE;
+    unsigned char *skip_row = calloc((size_t)M, 1), *skip_col = calloc((size_t)N, 1);
+    double *share = malloc((size_t)rows * sizeof *share), worst = -1;
+    int *at = calloc((size_t)rows, sizeof *at);
+    if (skip_row && skip_col && share && at) { /* else no judgement (never held against it) */
+        for (int t = 0; t < na; t++)
+            skip_row[ia[t] / (uint64_t)p->K] = 1;
+        for (int t = 0; t < nb; t++)
+            skip_col[ib[t] % (uint64_t)N] = 1;
+        spread_job s = {p,        exact,    scale, got, skip_row, skip_col,
+                        SPREAD_Z * ldexp(1.0, -10) / sqrt((double)p->K), share, at};
+        par_for((size_t)rows, 1, spread_rows, &s);
+        for (int t = 0; t < rows; t++)
+            if (share[t] > worst) {
+                worst = share[t];
+                *tile_row = t * SPREAD_TILE;
+                *tile_col = at[t] * SPREAD_TILE;
+            }
+    }
+    free(skip_row);
+    free(skip_col);
+    free(share);
+    free(at);
+    return worst;
+}
+
+int gemm_tf32_spread(const gemm_problem *p, const double *exact, const double *scale,
+                     const float *got, const uint64_t *ia, int na, const uint64_t *ib, int nb,
+                     char *msg, size_t msgn)
+{
+    int r0, c0;
+    double share = gemm_tf32_share(p, exact, scale, got, ia, na, ib, nb, &r0, &c0);
+    if (!(share > SPREAD_LIMIT))
+        return V_PASS;
+    int r1 = r0 + SPREAD_TILE < p->M ? r0 + SPREAD_TILE : p->M;
+    int c1 = c0 + SPREAD_TILE < p->N ? c0 + SPREAD_TILE : p->N;
+    snprintf(msg, msgn,
+             "Every element of C is within the tolerance, but too many lie near its edge for "
+             "TF32: in C[%d..%d][%d..%d], %.0f%% of the elements are off by more than %.1f x "
+             "2^-10 (|A||B|)ij / sqrt(K) (TF32 leaves at most about 15%% there, or 4%% when "
+             "rounded to nearest; BF16's 7-bit mantissa about 45%% or more). Are A or B "
+             "rounded to a lower precision than TF32 (BF16), for some of K or some of C? "
+             "The stage teaches TF32: cvt.rna.tf32.f32, or the float bits as they are.",
+             r0, r1 - 1, c0, c1 - 1, 100.0 * share, SPREAD_Z);
+    return V_WRONG;
 }

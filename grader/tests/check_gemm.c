@@ -66,7 +66,7 @@ static float round_fp16(float x)
 }
 
 /* The formats a kernel may round A and B to. */
-enum { F32, FP16_MANTISSA, TF32_RNA, BF16_RNE, FP16_FULL };
+enum { F32, FP16_MANTISSA, TF32_RNA, BF16_RNE, FP16_FULL, TF32_CHOP };
 
 static float from_bits(uint32_t b)
 {
@@ -92,6 +92,8 @@ static float round_to(float x, int format)
         return from_bits((b + 0x1000u) & ~0x1FFFu);
     case BF16_RNE:
         return from_bits((b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u);
+    case TF32_CHOP: /* float bits handed to the tensor cores as they are */
+        return from_bits(b & ~0x1FFFu);
     case FP16_FULL: /* __float2half_rn: overflow to infinity, subnormals below 2^-14 */
         if (fabsf(x) >= 65520.0f)
             return x > 0 ? INFINITY : -INFINITY;
@@ -104,18 +106,20 @@ static float round_to(float x, int format)
 }
 
 /* C of problem p into got, as a kernel would make it: tiles of k, inputs
- * rounded to `format`. */
-static void kernel_on(const gemm_problem *p, float *got, int tile, int k_end, int use_beta,
-                      int format)
+ * rounded to `low` for k < k_split and to `high` after. */
+static void kernel_mixed(const gemm_problem *p, float *got, int tile, int k_end, int use_beta,
+                         int k_split, int low, int high)
 {
     for (int i = 0; i < p->M; i++)
         for (int j = 0; j < p->N; j++) {
             float total = 0.0f;
             for (int k0 = 0; k0 < k_end; k0 += tile) {
                 float part = 0.0f;
-                for (int k = k0; k < k0 + tile && k < k_end; k++)
+                for (int k = k0; k < k0 + tile && k < k_end; k++) {
+                    int format = k < k_split ? low : high;
                     part = fmaf(round_to(p->A[(size_t)i * p->K + k], format),
                                 round_to(p->B[(size_t)k * p->N + j], format), part);
+                }
                 total += part;
             }
             float c = p->alpha * total;
@@ -123,6 +127,13 @@ static void kernel_on(const gemm_problem *p, float *got, int tile, int k_end, in
                 c = fmaf(p->beta, p->C0[(size_t)i * p->N + j], c);
             got[(size_t)i * p->N + j] = c;
         }
+}
+
+/* ... with every input rounded to `format`. */
+static void kernel_on(const gemm_problem *p, float *got, int tile, int k_end, int use_beta,
+                      int format)
+{
+    kernel_mixed(p, got, tile, k_end, use_beta, 0, format, format);
 }
 
 static void kernel(fixture *f, int tile, int k_end, int use_beta, int fp16)
@@ -263,6 +274,12 @@ START_TEST(graded_inputs_have_every_kind)
 }
 END_TEST
 
+/* Graded inputs of shape sh, case v: alpha 1 and beta 0, or 0.75 and -0.5. */
+static void make_variant(fixture *f, const int *sh, int v, uint64_t seed)
+{
+    make_graded(f, sh[0], sh[1], sh[2], v ? 0.75f : 1.0f, v ? -0.5f : 0.0f, seed);
+}
+
 /* Float32 in any order passes on the graded inputs, at every K; TF32 fails a
  * float32 stage there, even at K = 4096 where random signs would hide it;
  * FP16 (its range) and BF16 (its mantissa) fail the TF32 stage, which TF32
@@ -275,7 +292,7 @@ START_TEST(graded_inputs_tell_formats)
     const int *sh = graded_shapes[_i];
     char msg[VERDICT_MSG];
     for (int v = 0; v < 2; v++) {
-        make_graded(&f, sh[0], sh[1], sh[2], v ? 0.75f : 1.0f, v ? -0.5f : 0.0f, 30 + _i);
+        make_variant(&f, sh, v, 30 + _i);
         int tiles[] = {1, 32, 1 << 20};
         for (int t = 0; t < 3; t++) {
             kernel_on(&f.p, f.got, tiles[t], sh[2], 1, F32);
@@ -298,6 +315,112 @@ START_TEST(graded_inputs_tell_formats)
         kernel_on(&f.p, f.got, 32, sh[2], 1, BF16_RNE);
         ck_assert_int_eq(gemm_judge(&f.p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_WRONG);
         ck_assert_msg(strstr(msg, "a lower precision than TF32"), "%s", msg);
+        drop(&f);
+    }
+}
+END_TEST
+
+/* The per-element bound cannot see BF16 away from the probes (random signs
+ * cancel), so a BF16 stage that recomputed the probe crossings in float32
+ * passed it. How the errors spread tells: TF32 (rounded, or chopped as the
+ * tensor cores read float bits) and float32 pass; BF16, with the probe
+ * crossings fixed, on all of K or on half of it, fails, naming the cause.
+ * The rows and columns a timed call patched are not counted. */
+static void kernel_split(const gemm_problem *p, float *got, int k_split, int low, int high)
+{
+    kernel_mixed(p, got, 32, p->K, 1, k_split, low, high);
+}
+
+/* What a cheating stage can see: a probe row (column) has one sign and
+ * every magnitude in [1, 1.25). */
+static int looks_like_probe(const float *x, int n, size_t stride)
+{
+    for (int k = 0; k < n; k++) {
+        float v = x[(size_t)k * stride];
+        if (!(fabsf(v) >= 1.0f && fabsf(v) < 1.25f) || (v > 0) != (x[0] > 0))
+            return 0;
+    }
+    return 1;
+}
+
+static int fix_probe_crossings(fixture *f)
+{
+    const gemm_problem *p = &f->p;
+    int fixed = 0;
+    for (int i = 0; i < p->M; i++) {
+        if (!looks_like_probe(p->A + (size_t)i * p->K, p->K, 1))
+            continue;
+        for (int j = 0; j < p->N; j++)
+            if (looks_like_probe(p->B + j, p->K, (size_t)p->N)) {
+                f->got[(size_t)i * p->N + j] = (float)f->exact[(size_t)i * p->N + j];
+                fixed++;
+            }
+    }
+    return fixed;
+}
+
+static const int spread_shapes[][3] = {{17, 33, 65}, {40, 24, 997}, {64, 128, 2048}};
+
+START_TEST(tf32_spread_tells_bf16)
+{
+    fixture f;
+    const int *sh = spread_shapes[_i];
+    char msg[VERDICT_MSG];
+    for (int v = 0; v < 2; v++) {
+        make_variant(&f, sh, v, 90 + _i);
+        const gemm_problem *p = &f.p;
+        const int ok[] = {F32, TF32_RNA, TF32_CHOP};
+        const double most[] = {0.005, 0.04, 0.15}; /* the largest share each leaves */
+        for (int t = 0; t < 3; t++) {
+            kernel_split(p, f.got, 0, F32, ok[t]);
+            ck_assert_msg(gemm_judge(p, f.exact, f.scale, f.got, 1, msg, sizeof msg) == V_PASS,
+                          "format %d: %s", ok[t], msg);
+            ck_assert_msg(gemm_tf32_spread(p, f.exact, f.scale, f.got, NULL, 0, NULL, 0, msg,
+                                           sizeof msg) == V_PASS,
+                          "format %d: %s", ok[t], msg);
+            int r0, c0; /* the shares gemm_ref.c's comment and the message quote */
+            double share = gemm_tf32_share(p, f.exact, f.scale, f.got, NULL, 0, NULL, 0, &r0, &c0);
+            ck_assert_msg(share >= 0 && share <= most[t],
+                          "format %d: share %.3f", ok[t], share);
+        }
+        for (int half = 0; half < 2; half++) {
+            kernel_split(p, f.got, half ? p->K / 2 : p->K, BF16_RNE, TF32_CHOP);
+            ck_assert_int_ge(fix_probe_crossings(&f), 1);
+            int judged = gemm_judge(p, f.exact, f.scale, f.got, 1, msg, sizeof msg);
+            if (sh[2] >= 2048) /* the gap: the bound alone passes it */
+                ck_assert_msg(judged == V_PASS, "half %d: %s", half, msg);
+            int r0, c0;
+            double share = gemm_tf32_share(p, f.exact, f.scale, f.got, NULL, 0, NULL, 0, &r0, &c0);
+            ck_assert_msg(share >= (half ? 0.40 : 0.50), "half %d: share %.3f", half, share);
+            ck_assert_int_eq(gemm_tf32_spread(p, f.exact, f.scale, f.got, NULL, 0, NULL, 0, msg,
+                                              sizeof msg),
+                             V_WRONG);
+            ck_assert_msg(strstr(msg, "a lower precision than TF32"), "%s", msg);
+            ck_assert_msg(strstr(msg, "within the tolerance"), "%s", msg);
+        }
+        /* Rows and columns where a timed call's patch landed: their elements
+         * all near the bound (a patch's one large product), not counted. */
+        kernel_split(p, f.got, 0, F32, TF32_CHOP);
+        uint64_t ia[4], ib[4];
+        for (int t = 0; t < 4; t++) {
+            int i = t * (p->M / 4), j = t * (p->N / 4);
+            ia[t] = (uint64_t)i * p->K + (uint64_t)t;
+            ib[t] = (uint64_t)t * p->N + (uint64_t)j;
+            for (int c = 0; c < p->N; c++)
+                f.got[(size_t)i * p->N + c] =
+                    (float)(f.exact[(size_t)i * p->N + c] + 9e-4 * f.scale[(size_t)i * p->N + c]);
+            for (int r = 0; r < p->M; r++)
+                f.got[(size_t)r * p->N + j] =
+                    (float)(f.exact[(size_t)r * p->N + j] + 9e-4 * f.scale[(size_t)r * p->N + j]);
+        }
+        ck_assert_int_eq(gemm_judge(p, f.exact, f.scale, f.got, 1, msg, sizeof msg), V_PASS);
+        if (p->M * p->N <= 40 * 24) /* 4 of a few rows and columns: counted, far too many */
+            ck_assert_int_eq(gemm_tf32_spread(p, f.exact, f.scale, f.got, NULL, 0, NULL, 0, msg,
+                                              sizeof msg),
+                             V_WRONG);
+        ck_assert_msg(gemm_tf32_spread(p, f.exact, f.scale, f.got, ia, 4, ib, 4, msg,
+                                       sizeof msg) == V_PASS,
+                      "%s", msg);
         drop(&f);
     }
 }
@@ -661,6 +784,8 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, graded_inputs_have_every_kind);
     tcase_add_loop_test(tc, graded_inputs_tell_formats, 0,
                         (int)(sizeof graded_shapes / sizeof graded_shapes[0]));
+    tcase_add_loop_test(tc, tf32_spread_tells_bf16, 0,
+                        (int)(sizeof spread_shapes / sizeof spread_shapes[0]));
     tcase_add_test(tc, wrong_layout_is_not_blamed_on_fp16);
     tcase_add_test(tc, bf16_below_fp16_range_is_precision);
     tcase_add_test(tc, patched_expectation_is_exact);
