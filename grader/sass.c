@@ -97,9 +97,8 @@ int sass_parse(const char *text, sass_code *code)
                 while (p < stop && isspace((unsigned char)*p))
                     p++;
             }
-            const char *op = p;
-            while (p < stop && (isupper((unsigned char)*p) || isdigit((unsigned char)*p) ||
-                                *p == '.' || *p == '_'))
+            const char *op = p; /* letters of either case: HGMMA.64x256x8.F32.TF32 */
+            while (p < stop && (isalnum((unsigned char)*p) || *p == '.' || *p == '_'))
                 p++;
             if (p > op && isupper((unsigned char)*op) && add_op(cur, op, (size_t)(p - op)) != 0)
                 return -1;

@@ -171,7 +171,7 @@ static const lab_stage hopper_stages[] = {
         .min_cc = HOPPER,
         .max_cc = HOPPER,
         .reference = 326.2,
-        .technique = {{"HGMMA", "warpgroup MMA (wgmma: HGMMA)"},
+        .technique = {{"HGMMA.TF32", "TF32 warpgroup MMA (wgmma .tf32: HGMMA with .TF32)"},
                       {"UTMALDG", "TMA loads (UTMALDG)"}},
         .hint = "Compute C^T = B^T A^T: A's K-major tile is wgmma's shared-memory operand, and each "
                 "thread loads its four TF32 values of B's tile into registers (m64n256k8, the "

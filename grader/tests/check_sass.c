@@ -41,6 +41,19 @@ static const char listing[] =
     "        /*0010*/                   STG.E.128 [R6.64], R4 ;                 /* 0x0000000406007986 */\n"
     "\t\t..........\n"
     "\n"
+    "\t\tFunction : _Z8mma_tf32PKfS0_Pf\n"
+    "        /*0000*/                   HMMA.1688.F32.TF32 R4, R12, R20, R4 ;   /* 0x000000140c04723c */\n"
+    "\t\t..........\n"
+    "\n"
+    "\t\tFunction : _Z8mma_bf16PKtS0_Pf\n"
+    "        /*0000*/                   HMMA.16816.F32.BF16 R4, R12, R20, R4 ;  /* 0x000000140c04723c */\n"
+    "        /*0010*/                   HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], R24 ; /* 0x0 */\n"
+    "\t\t..........\n"
+    "\n"
+    "\t\tFunction : _Z9wgmma_tf32PKfS0_Pf\n"
+    "        /*0000*/                   HGMMA.64x256x8.F32.TF32 R24, R152, gdesc[UR4], R24 ; /* 0x0 */\n"
+    "\t\t..........\n"
+    "\n"
     "\tcode for sm_90\n"
     "\t\tFunction : _Z11tile_kernelILi1EEvPKfPfii\n"
     "        /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* 0x00000a00ff017b82 */\n"
@@ -51,7 +64,7 @@ START_TEST(reads_kernels_and_opcodes)
 {
     sass_code code;
     ck_assert_int_eq(sass_parse(listing, &code), 0);
-    ck_assert_int_eq(code.n, 2); /* the tile kernel appears for two architectures: merged */
+    ck_assert_int_eq(code.n, 5); /* the tile kernel appears for two architectures: merged */
     const char *tile = "_Z11tile_kernelILi1EEvPKfPfii", *vec = "_Z13vector_kernelPK6float4PS_ii";
     ck_assert_int_eq(sass_uses(&code, tile, "STS"), 1);
     ck_assert_int_eq(sass_uses(&code, tile, "LDS"), 1);      /* LDS.U */
@@ -66,6 +79,16 @@ START_TEST(reads_kernels_and_opcodes)
     ck_assert_int_eq(sass_uses(&code, vec, "LDS|STG.128"), 1);
     ck_assert_int_eq(sass_uses(&code, vec, "HMMA"), 0);
     ck_assert_int_eq(sass_uses(&code, "_Z5otherv", "LDS"), -1);
+    /* The TF32 stages' patterns (lab 4's stage 8, lab 7's bonus): the TF32
+     * forms of mma.sync and wgmma match; BF16 (and FP16) forms do not. */
+    const char *mt = "_Z8mma_tf32PKfS0_Pf", *mb = "_Z8mma_bf16PKtS0_Pf", *wt = "_Z9wgmma_tf32PKfS0_Pf";
+    ck_assert_int_eq(sass_uses(&code, mt, "HMMA.TF32"), 1);
+    ck_assert_int_eq(sass_uses(&code, mb, "HMMA.TF32"), 0);
+    ck_assert_int_eq(sass_uses(&code, mb, "HMMA"), 1);
+    ck_assert_int_eq(sass_uses(&code, wt, "HGMMA.TF32"), 1);
+    ck_assert_int_eq(sass_uses(&code, mb, "HGMMA.TF32"), 0);
+    ck_assert_int_eq(sass_uses(&code, mb, "HGMMA"), 1);
+    ck_assert_int_eq(sass_uses(&code, wt, "HMMA.TF32"), 0); /* HGMMA is not HMMA */
     sass_free(&code);
     ck_assert_int_eq(code.n, 0);
 }
