@@ -632,6 +632,10 @@ START_TEST(solutions_full_marks)
     ck_assert_int_eq(got, max);
     HAS("100%: Checks:");
     HAS("seed: 0x");
+    /* Every reference shows its stages' techniques in its machine code (the
+     * TF32 stages: the .TF32 forms of HMMA and HGMMA). */
+    ck_assert_msg(!strstr(out, "Techniques (read from the machine code"),
+                  "%s: a reference lacks a technique:\n%s", lab, out);
     /* Print the table into the test log: it is the measured record. */
     fputs(out, stdout);
 }
