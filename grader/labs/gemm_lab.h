@@ -19,8 +19,20 @@ typedef struct gemm_problem {
  * |beta| |C0e|, for all M N elements. Uses every CPU; 0, or -1 when out of
  * memory. */
 int gemm_reference(const gemm_problem *p, double *exact, double *scale);
-/* How far a float32 result of an element with this scale may be off (tf32:
- * the tensor-core stage's looser bound). */
+/* What a stage computes, for its bound (the `tf32` argument below):
+ *  GEMM_FP32: float32 products and sums, rounded to nearest (lab 4's stages
+ *   0 to 7): (4 sqrt(K) + 8) u scale, u = 2^-24;
+ *  GEMM_TF32: inputs rounded to TF32 (lab 4's stage 8, lab 7's bonus): that
+ *   plus 2 2^-11 scale;
+ *  GEMM_TC_SUM: exact products (BF16 x BF16) summed by the tensor cores (lab
+ *   7's stages 0 to 4), which may truncate: one truncation, up to one ulp of
+ *   the accumulator (at most 2u scale), per k-step of 16 adds K/8 u scale.
+ *   Found on the H200: the given mma.sync stage, an element of a patched row
+ *   (one product far larger than the rest, so |C| is about its scale) at
+ *   K = 4096 was off by 268 u scale, beyond the float32 bound's 264. */
+enum { GEMM_FP32 = 0, GEMM_TF32 = 1, GEMM_TC_SUM = 2 };
+/* How far a result of an element with this scale may be off (tf32: one of
+ * the GEMM_ kinds above). */
 double gemm_tolerance(int K, double scale, int tf32);
 /* The same bound as t1 * scale (+ t2 * scale when t2 != 0), for the check
  * on the GPU, which repeats these operations in this order. */

@@ -136,8 +136,8 @@ int gemm_reference(const gemm_problem *p, double *exact, double *scale)
 void gemm_tolerance_factors(int K, int tf32, double *t1, double *t2)
 {
     double u = ldexp(1.0, -24);
-    *t1 = (4.0 * sqrt((double)K) + 8.0) * u;
-    *t2 = tf32 ? 2.0 * ldexp(1.0, -11) : 0.0;
+    *t1 = (4.0 * sqrt((double)K) + 8.0 + (tf32 == GEMM_TC_SUM ? K / 8.0 : 0.0)) * u;
+    *t2 = tf32 == GEMM_TF32 ? 2.0 * ldexp(1.0, -11) : 0.0;
 }
 
 double gemm_tolerance(int K, double scale, int tf32)
@@ -329,11 +329,11 @@ int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, 
                      p->K);
         }
     }
-    else if (!tf32 && werr <= 4.0 * ldexp(1.0, -11) * scale[worst_at])
+    else if (tf32 != GEMM_TF32 && werr <= 4.0 * ldexp(1.0, -11) * scale[worst_at])
         snprintf(why, sizeof why,
                  " The errors are small but far above float32 rounding: are A and B rounded to "
                  "a lower precision (FP16, BF16, TF32 tensor cores)?");
-    else if (tf32 && werr <= 4.0 * ldexp(1.0, -8) * scale[worst_at])
+    else if (tf32 == GEMM_TF32 && werr <= 4.0 * ldexp(1.0, -8) * scale[worst_at])
         snprintf(why, sizeof why,
                  " The errors are small but above what TF32's 10-bit mantissa gives: are A and "
                  "B rounded to a lower precision than TF32 (BF16 keeps 7 bits), or truncated "

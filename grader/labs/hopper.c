@@ -668,12 +668,12 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     /* As lab 4: the common case, a timed call's C all within the tolerance,
      * is seen without writing to exact and scale; anything else is judged
      * the slow way, which names what is wrong. */
-    int v = V_PASS;
+    int v = V_PASS, kind = c->tf32 ? GEMM_TF32 : GEMM_TC_SUM;
     if (!patched || !gemm_patched_within(&p, exact, scale, c->h_got, ia, va, na, ib, vb, nb,
-                                         c->tf32, c->save)) {
+                                         kind, c->save)) {
         if (patched)
             gemm_patch_expect(&p, exact, scale, ia, va, na, ib, vb, nb, c->save);
-        v = gemm_judge(&p, exact, scale, c->h_got, c->tf32, out->msg, sizeof out->msg);
+        v = gemm_judge(&p, exact, scale, c->h_got, kind, out->msg, sizeof out->msg);
         if (patched)
             gemm_patch_undo(&p, exact, scale, ia, na, ib, nb, c->save);
     }
