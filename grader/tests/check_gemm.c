@@ -370,7 +370,9 @@ START_TEST(tf32_spread_tells_bf16)
         make_variant(&f, sh, v, 90 + _i);
         const gemm_problem *p = &f.p;
         const int ok[] = {F32, TF32_RNA, TF32_CHOP};
-        const double most[] = {0.005, 0.04, 0.15}; /* the largest share each leaves */
+        /* the largest share each leaves here; over many seeds a review saw up
+         * to 5% (rounded) and 16.4% (chopped), against the limit of 30% */
+        const double most[] = {0.005, 0.06, 0.18};
         for (int t = 0; t < 3; t++) {
             kernel_split(p, f.got, 0, F32, ok[t]);
             ck_assert_msg(gemm_judge(p, f.exact, f.scale, f.got, 1, msg, sizeof msg) == V_PASS,
@@ -395,8 +397,14 @@ START_TEST(tf32_spread_tells_bf16)
             ck_assert_int_eq(gemm_tf32_spread(p, f.exact, f.scale, f.got, NULL, 0, NULL, 0, msg,
                                               sizeof msg),
                              V_WRONG);
+            /* what the adversarial cases expect (gemm_tf32_bf16_probes_fixed,
+             * gemm_tf32_half_k_in_bf16, tf32_bf16_probes_fixed_hopper) */
             ck_assert_msg(strstr(msg, "a lower precision than TF32"), "%s", msg);
             ck_assert_msg(strstr(msg, "within the tolerance"), "%s", msg);
+            ck_assert_msg(strstr(msg, "the errors are spread as a precision below TF32 spreads "
+                                      "them"),
+                          "%s", msg);
+            ck_assert_msg(strstr(msg, "for some of K or some of C"), "%s", msg);
         }
         /* Rows and columns where a timed call's patch landed: their elements
          * all near the bound (a patch's one large product), not counted. */

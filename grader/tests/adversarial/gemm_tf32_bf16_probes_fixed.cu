@@ -9,7 +9,7 @@
  * grade-args: --stage 8
  * expect: 8 correctness WRONG RESULT
  * expect: 8 speed SKIPPED
- * expect-output: too many lie near its edge for TF32
+ * expect-output: the errors are spread as a precision below TF32 spreads them
  */
 #include <cuda_bf16.h>
 
