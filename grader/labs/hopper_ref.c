@@ -16,7 +16,7 @@
  * BF16 at the end, or a dropped tail of K. One term was added after a GPU
  * run: where one product outweighs the rest (a timed call's patch), the
  * tensor cores' truncation adds up linearly, and the given stage 0 was once
- * off by 268 u scale at K = 4096, beyond the bound's 264; the BF16 stages
+ * off by about 270 u scale at K = 4096, beyond the bound's 264; the BF16 stages
  * are judged as GEMM_TC_SUM (gemm_lab.h), which allows K / 8 u scale more. */
 #include "hopper_lab.h"
 
