@@ -66,6 +66,10 @@ typedef struct lab_stage {
     int technique_required; /* 1: a correct stage without its technique loses its speed
                                points (TECHNIQUE MISSING) unless a config says hint; for a
                                stage whose speed cannot show the technique. 0: named only */
+    lab_technique refused_ops; /* machine instructions its kernels must not hold, in the
+                                  technique's pattern form, where "!MOD" asks that a modifier
+                                  be absent ("HMMA!TF32": HMMA without .TF32); a stage whose
+                                  kernels hold one is REJECTED (sass_refuse). NULL: none */
     const char *hint;    /* the likely cause when the stage is correct but too slow */
     const struct lab_stage_extra *extra; /* the lab's own facts about it, or NULL */
 } lab_stage;
@@ -200,6 +204,15 @@ static inline int lab_timed_size(const lab_spec *spec, int s)
 {
     int own = s >= 0 && s < spec->n_stages ? spec->stages[s].timed_at : 0;
     return own > 0 ? own - 1 : spec->bench_size;
+}
+
+/* Does any stage of spec have instructions its kernels must not hold? */
+static inline int lab_has_refused_ops(const lab_spec *spec)
+{
+    for (int s = 0; s < spec->n_stages; s++)
+        if (spec->stages[s].refused_ops.pattern)
+            return 1;
+    return 0;
 }
 
 /* Does any stage of spec have a technique to look for? */

@@ -49,6 +49,7 @@ typedef struct launched_kernel {
 } launched_kernel;
 static launched_kernel launched[LAUNCH_TRACE_MAX_NAMES];
 static int n_launched;
+static int launched_overflow; /* more distinct kernels than the table holds */
 
 /* The audit's count: every launch the runtime accepted since
  * launch_trace_audit_reset, per kernel (overflow: launches of kernels beyond
@@ -112,6 +113,7 @@ void launch_trace_reset(void)
 {
     launches = 0;
     n_launched = 0;
+    launched_overflow = 0;
     foreign.seen = 0;
 }
 
@@ -189,6 +191,8 @@ static void note_launch(cudaKernel_t kernel, const void *fn)
             return;
     if (n_launched < LAUNCH_TRACE_MAX_NAMES)
         launched[n_launched++] = (launched_kernel){kernel, fn};
+    else
+        launched_overflow = 1;
 }
 
 /* Both entry points below note the kernel and pass the launch on to the
@@ -374,6 +378,14 @@ static const char *kernel_name(const launched_kernel *k)
     if (fn && dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn)
         return info.dli_sname; /* the kernel's mangled name: its host stub's symbol */
     return NULL;
+}
+
+int launch_trace_kernels_partial(void)
+{
+    int partial = launched_overflow;
+    for (int i = 0; i < n_launched && !partial; i++)
+        partial = kernel_name(&launched[i]) == NULL;
+    return partial;
 }
 
 size_t launch_trace_kernels(char *buf, size_t n)

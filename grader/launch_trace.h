@@ -29,6 +29,9 @@ int launch_trace_last(launch_config *last);
 size_t launch_trace_kernels(char *buf, size_t n);
 /* How many distinct kernels were launched since the reset, named or not. */
 int launch_trace_kernel_count(void);
+/* 1 when launch_trace_kernels misses a kernel launched since the reset: one
+ * it could not name, or one past the LAUNCH_TRACE_MAX_NAMES it keeps. */
+int launch_trace_kernels_partial(void);
 
 /* The trace sees the stream of every kernel launch (<<<...>>>,
  * cudaLaunchKernel, cudaLaunchKernelExC, cudaLaunchCooperativeKernel) and of

@@ -153,7 +153,8 @@ static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib)
     memset(r, 0, sizeof *r);
     r->pending.fd = -1;
     snprintf(r->err, sizeof r->err, "it was not read");
-    if (!lab_has_techniques(spec) || sass_start(lib, &r->pending, r->err, sizeof r->err) != 0)
+    if ((!lab_has_techniques(spec) && !lab_has_refused_ops(spec)) ||
+        sass_start(lib, &r->pending, r->err, sizeof r->err) != 0)
         return;
     runner_close_in_children(r->pending.fd);
     r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
@@ -176,7 +177,7 @@ static void technique_check(const lab_spec *spec, lab_results *res, sass_read *s
                             const int *required, char **text)
 {
     *text = NULL;
-    if (!lab_has_techniques(spec))
+    if (!lab_has_techniques(spec) && !lab_has_refused_ops(spec))
         return;
     size_t len = 0;
     FILE *f = open_memstream(text, &len);
@@ -187,6 +188,9 @@ static void technique_check(const lab_spec *spec, lab_results *res, sass_read *s
         fclose(f);
         return;
     }
+    /* First the instructions a stage must not hold: a stage REJECTED for
+     * them is not listed for a technique it lacks. */
+    sass_refuse(spec, res, &sass->code);
     const lab_technique *missing[LAB_MAX_STAGES];
     sass_report(f, spec, res, &sass->code, missing);
     fclose(f);

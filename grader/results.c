@@ -209,20 +209,28 @@ int results_points(const lab_spec *spec, int stage, int kind, const test_record 
     return t->graded && t->v == V_PASS ? results_max_points(spec, stage, kind) : 0;
 }
 
-void results_merge_names(char *list, size_t n, const char *names)
+int results_merge_names(char *list, size_t n, const char *names)
 {
+    int dropped = 0;
     for (const char *name = names; *name;) {
         const char *comma = strchr(name, ',');
         size_t len = comma ? (size_t)(comma - name) : strlen(name);
-        char one[256];
+        char one[512];
+        if (len >= sizeof one) { /* no kernel name is this long: not one to keep */
+            dropped++;
+            name = comma ? comma + 1 : name + len;
+            continue;
+        }
         snprintf(one, sizeof one, "%.*s", (int)len, name);
-        len = strlen(one);
         int known = 0;
         for (const char *p = list; len && !known && (p = strstr(p, one)) != NULL; p++)
             known = (p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
         size_t have = strlen(list);
         if (len && !known && have + len + 2 <= n)
             snprintf(list + have, n - have, "%s%s", have ? "," : "", one);
+        else if (len && !known)
+            dropped++;
         name = comma ? comma + 1 : name + strlen(name);
     }
+    return dropped;
 }

@@ -45,9 +45,13 @@ typedef struct test_record {
     int base;            /* stage the speedup is measured over, -1 = none */
     double base_ms, speedup, min_speedup;
     double min_ceiling; /* fraction of the ceiling the stage must reach; 0 = none */
-    /* Correctness tests: the kernels the stage launched, comma-separated
-     * mangled names (the launch trace), for the technique check. */
-    char kernels[240];
+    /* The kernels the stage's own calls launched (correctness tests, and
+     * the stage's timed calls in speed tests), comma-separated mangled names
+     * (the launch trace), for the technique check and sass_refuse. */
+    char kernels[480];
+    /* 1 when kernels misses some: a kernel the trace could not name, more
+     * kernels than it keeps, or names longer than the list holds. */
+    int kernels_partial;
     /* Correctness tests: the technique the stage's kernels lack, as its
      * description ("" when they have it or it was not checked). */
     char missing_technique[120];
@@ -105,8 +109,9 @@ int results_sealed_region(void **p, size_t *bytes);
 void results_set_region(void *p, size_t bytes);
 
 /* Adds to the comma-separated list (n bytes) each comma-separated name of
- * names that it does not hold yet, as far as there is room. */
-void results_merge_names(char *list, size_t n, const char *names);
+ * names that it does not hold yet, as far as there is room. Returns how many
+ * names found no room (or were too long to hold). */
+int results_merge_names(char *list, size_t n, const char *names);
 
 /* Points a test earns: its max points when it passed, else 0. */
 int results_points(const lab_spec *spec, int stage, int kind, const test_record *t);

@@ -607,13 +607,22 @@ static void audit_report_dark(int stage, const lab_spec *spec, const char *size,
            finding);
 }
 
-/* Adds the kernels the last call launched to the record's list. */
+/* Adds the kernels the last call launched to the record's list, and marks
+ * the list partial when some could not be listed (sass_refuse then reads
+ * every kernel of the library). Written only when something changed: it
+ * runs after every timed call of the stage. */
 static void note_kernels(test_record *rec)
 {
-    char names[sizeof rec->kernels];
-    launch_trace_kernels(names, sizeof names);
+    char names[4 * sizeof rec->kernels], list[sizeof rec->kernels];
+    size_t need = launch_trace_kernels(names, sizeof names);
+    snprintf(list, sizeof list, "%s", rec->kernels);
+    int partial = need >= sizeof names || launch_trace_kernels_partial();
+    partial |= results_merge_names(list, sizeof list, names) > 0;
+    if (strcmp(list, rec->kernels) == 0 && (!partial || rec->kernels_partial))
+        return;
     results_open();
-    results_merge_names(rec->kernels, sizeof rec->kernels, names);
+    memcpy(rec->kernels, list, sizeof list);
+    rec->kernels_partial |= partial;
     results_close();
 }
 
@@ -813,8 +822,8 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
 /* One call of the timing loop: fresh inputs (a random one of the input
  * sets), the call, its outcome and, for student code, the check of its
  * output. 0, or -1 with *out filled. */
-static int checked_call(grade_run *run, child_env *env, lab_ctx *ctx, int variants,
-                        const timed_fn *t, int owner, int audit, const char *size,
+static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ctx *ctx,
+                        int variants, const timed_fn *t, int owner, int audit, const char *size,
                         call_result *cr, check_outcome *out)
 {
     const lab_spec *spec = run->spec;
@@ -833,6 +842,8 @@ static int checked_call(grade_run *run, child_env *env, lab_ctx *ctx, int varian
     tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, env, t->stage, owner, cr, size, out) != 0)
         return -1;
+    if (t->stage >= 0 && t->stage == owner)
+        note_kernels(rec); /* the stage's own: a timed call may launch others than checked ones */
     if (t->stage >= 0 && spec->check(ctx, t->stage, variant, 0, out) != 0)
         return -1;
     return 0;
@@ -863,9 +874,9 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
             timed_fn *t = &f[idx];
             call_result cr;
             if (idx == 0 && round == audit_round &&
-                checked_call(run, env, ctx, variants, t, f[0].stage, 1, size, &cr, out) != 0)
+                checked_call(run, env, rec, ctx, variants, t, f[0].stage, 1, size, &cr, out) != 0)
                 return idx;
-            if (checked_call(run, env, ctx, variants, t, f[0].stage, 0, size, &cr, out) != 0)
+            if (checked_call(run, env, rec, ctx, variants, t, f[0].stage, 0, size, &cr, out) != 0)
                 return idx;
             if (round >= 0) {
                 t->ms[round] = cr.event_ms;
@@ -895,11 +906,10 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
                 (idx > 0 && run->res->t[t->stage][TEST_CORRECT].graded))
                 continue;
             call_result cr;
-            if (checked_call(run, env, ctx, variants, t, f[0].stage,
+            if (checked_call(run, env, rec, ctx, variants, t, f[0].stage,
                              idx == 0 && round == audit_round, size, &cr, out) != 0)
                 return idx;
         }
-    (void)rec;
     tm_enter(TM_OTHER);
     return -1;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "decide.h"
+#include "launch_trace.h"
 #include "proc.h"
 #include "toolkit.h"
 #include "verdict.h"
@@ -30,6 +31,10 @@ static sass_kernel *find(const sass_code *code, const char *name)
             return &code->k[i];
     return NULL;
 }
+
+/* The most of cuobjdump's listing read (a fat binary of every lab stage fits
+ * many times over); a longer one is cut (sass_code.cut). */
+#define SASS_MAX_MB 64
 
 /* Adds opcode op (len bytes) to k's set. */
 static int add_op(sass_kernel *k, const char *op, size_t len)
@@ -108,46 +113,65 @@ int sass_parse(const char *text, sass_code *code)
     return 0;
 }
 
-/* Does opcode op (its first part and modifiers, "LDG.E.128.CONSTANT") match
- * one alternative ("LDG.128")? */
+/* Does opcode op (its first part and modifiers, "LDG.E.128.CONSTANT") carry
+ * modifier m (".128", the dot included) after its first part (base bytes)? */
+static int op_has(const char *op, size_t op_len, size_t base, const char *m, size_t mlen)
+{
+    for (const char *q = op + base; q < op + op_len; q++)
+        if (*q == '.' && (size_t)(op + op_len - q) >= mlen && memcmp(q + 1, m + 1, mlen - 1) == 0 &&
+            (q + mlen == op + op_len || q[mlen] == '.'))
+            return 1;
+    return 0;
+}
+
+/* Does opcode op match one alternative: "LDG.128" (each modifier after a dot
+ * carried), "HMMA!TF32" (each one after a '!' absent)? */
 static int op_matches(const char *op, size_t op_len, const char *alt, size_t alt_len)
 {
-    const char *dot = memchr(alt, '.', alt_len);
-    size_t base = dot ? (size_t)(dot - alt) : alt_len;
+    size_t base = strcspn(alt, ".!|");
+    if (base > alt_len)
+        base = alt_len;
     if (op_len < base || memcmp(op, alt, base) != 0 || (op_len > base && op[base] != '.'))
         return 0;
-    for (const char *m = dot; m && m < alt + alt_len;) { /* each required modifier */
-        const char *next = memchr(m + 1, '.', (size_t)(alt + alt_len - m - 1));
-        size_t mlen = (size_t)((next ? next : alt + alt_len) - m); /* ".128" */
-        int found = 0;
-        for (const char *q = op + base; q < op + op_len && !found; q++)
-            found = *q == '.' && (size_t)(op + op_len - q) >= mlen && memcmp(q, m, mlen) == 0 &&
-                    (q + mlen == op + op_len || q[mlen] == '.');
-        if (!found)
+    for (const char *m = alt + base; m < alt + alt_len;) { /* each modifier, ".128" or "!TF32" */
+        size_t mlen = 1;
+        while (m + mlen < alt + alt_len && m[mlen] != '.' && m[mlen] != '!')
+            mlen++;
+        if (op_has(op, op_len, base, m, mlen) != (*m == '.'))
             return 0;
-        m = next;
+        m += mlen;
     }
     return 1;
 }
 
-int sass_uses(const sass_code *code, const char *name, const char *pattern)
+/* The first opcode of kernel k matching pattern, its length in *len; NULL
+ * when none does. */
+static const char *first_match(const sass_kernel *k, const char *pattern, size_t *len)
 {
-    const sass_kernel *k = find(code, name);
-    if (!k)
-        return -1;
     for (const char *op = k->ops + 1; *op;) {
         const char *sp = strchr(op, ' ');
         size_t op_len = (size_t)(sp - op);
         for (const char *alt = pattern; *alt;) {
             const char *bar = strchr(alt, '|');
             size_t alt_len = bar ? (size_t)(bar - alt) : strlen(alt);
-            if (op_matches(op, op_len, alt, alt_len))
-                return 1;
+            if (op_matches(op, op_len, alt, alt_len)) {
+                *len = op_len;
+                return op;
+            }
             alt = bar ? bar + 1 : alt + alt_len;
         }
         op = sp + 1;
     }
-    return 0;
+    return NULL;
+}
+
+int sass_uses(const sass_code *code, const char *name, const char *pattern)
+{
+    const sass_kernel *k = find(code, name);
+    size_t len;
+    if (!k)
+        return -1;
+    return first_match(k, pattern, &len) != NULL;
 }
 
 void sass_short_name(const char *mangled, char *buf, size_t n)
@@ -185,11 +209,13 @@ int sass_start(const char *lib, sass_pending *p, char *err, size_t errn)
 int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn)
 {
     memset(code, 0, sizeof *code);
-    size_t cap = (size_t)64 << 20; /* a fat binary of every lab stage fits */
+    size_t cap = (size_t)SASS_MAX_MB << 20; /* a fat binary of every lab stage fits */
     char *text = malloc(cap);
     char sink[1];
     int rc = proc_read(p->fd, p->pid, text ? text : sink, text ? cap : 0);
     int parsed = text && rc == 0 ? sass_parse(text, code) : -1;
+    if (parsed == 0)
+        code->cut = strlen(text) + 1 >= cap;
     free(text);
     if (rc != 0 || parsed != 0 || code->n == 0) {
         snprintf(err, errn, "cuobjdump -sass %s %s", p->lib,
@@ -293,10 +319,123 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
     return failed;
 }
 
+/* ---- instructions a stage must not hold (lab_stage.refused_ops) ---- */
+
+/* The first kernel of the comma-separated list (or, when list is NULL, of
+ * the whole library) holding an opcode of pattern: 1 with its short name and
+ * the opcode, or 0. */
+static int refused_in(const sass_code *code, const char *list, const char *pattern, char *kernel,
+                      size_t kn, char *op, size_t on)
+{
+    for (int i = 0; i < code->n; i++) {
+        const sass_kernel *k = &code->k[i];
+        if (list) { /* listed? whole names only */
+            size_t len = strlen(k->name);
+            int listed = 0;
+            for (const char *p = list; !listed && (p = strstr(p, k->name)) != NULL; p++)
+                listed = (p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
+            if (!listed)
+                continue;
+        }
+        size_t len;
+        const char *hit = first_match(k, pattern, &len);
+        if (hit) {
+            sass_short_name(k->name, kernel, kn);
+            snprintf(op, on, "%.*s", (int)len, hit);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A kernel of the list that a cut listing does not hold (it could hold
+ * anything): 1 with its short name; else 0. */
+static int listed_missing(const sass_code *code, const char *list, char *kernel, size_t kn)
+{
+    char names[2 * sizeof ((test_record *)0)->kernels + 2];
+    snprintf(names, sizeof names, "%s", list);
+    for (char *save = NULL, *k = strtok_r(names, ",", &save); k; k = strtok_r(NULL, ",", &save))
+        if (!find(code, k)) {
+            sass_short_name(k, kernel, kn);
+            return 1;
+        }
+    return 0;
+}
+
+int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
+{
+    int refused = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        const lab_stage *st = &spec->stages[s];
+        test_record *corr = &res->t[s][TEST_CORRECT], *perf = &res->t[s][TEST_PERF];
+        if (!st->refused_ops.pattern || corr->v != V_PASS)
+            continue;
+        /* The kernels of its checked calls and of its timed ones; when either
+         * list is partial, every kernel of the library answers for it. */
+        int partial = corr->kernels_partial || perf->kernels_partial;
+        char list[2 * sizeof corr->kernels + 2];
+        snprintf(list, sizeof list, "%s,%s", corr->kernels, perf->kernels);
+        char kernel[96], op[64];
+        int unread = 0;
+        if (!refused_in(code, partial ? NULL : list, st->refused_ops.pattern, kernel,
+                        sizeof kernel, op, sizeof op)) {
+            /* A listing cut short may not hold a kernel the stage launched. */
+            unread = code->cut && listed_missing(code, list, kernel, sizeof kernel);
+            if (!unread)
+                continue;
+            snprintf(op, sizeof op, "machine code the grader could not read");
+        }
+        results_open(); /* the grader's parent: the records stay writable for it */
+        corr->v = V_REJECTED;
+        int w;
+        if (unread)
+            w = snprintf(corr->msg, sizeof corr->msg,
+                         "stage %d (%.60s) launched %.80s, whose machine code lies past the "
+                         "%d MB of cuobjdump's listing of build/lab%d.so that the grader reads, "
+                         "so it cannot tell whether it holds %s. No lab needs a library that "
+                         "large: look for a huge unrolled loop or a kernel the stage does not "
+                         "need.",
+                         s, st->title, kernel, SASS_MAX_MB, spec->number, st->refused_ops.text);
+        else
+            w = snprintf(corr->msg, sizeof corr->msg,
+                         "stage %d (%.60s) %s%.80s%s holds %s, one of the %s: a stage must not "
+                         "compute below the precision it teaches. If that instruction is on a "
+                         "path the stage never takes, move the path into a kernel of its own "
+                         "(cuobjdump -sass build/lab%d.so shows each kernel's code).",
+                         s, st->title,
+                         partial ? "launched more kernels than the grader lists (or one it "
+                                   "could not name), so every kernel of the library was read, "
+                                   "and "
+                                 : "launched ",
+                         kernel, partial ? "" : ", which", op, st->refused_ops.text,
+                         spec->number);
+        (void)w; /* at most about 600 bytes with the texts of gemm_lab.h */
+        if (perf->v == V_PASS || perf->v == V_SLOW) {
+            perf->v = V_SKIPPED;
+            snprintf(perf->msg, sizeof perf->msg,
+                     "not counted: stage %d's machine code holds %s, which it must not "
+                     "(its correctness test says where)",
+                     s, unread ? "code the grader could not read" : op);
+        }
+        refused++;
+    }
+    return refused;
+}
+
 int sass_unchecked(FILE *f, const lab_spec *spec, const lab_results *res, const int *required,
                    const char *why)
 {
     int lines = 0;
+    for (int s = 0; s < spec->n_stages; s++) {
+        const lab_stage *st = &spec->stages[s];
+        if (!st->refused_ops.pattern || res->t[s][TEST_CORRECT].v != V_PASS)
+            continue;
+        fprintf(f,
+                "\n  Instructions not checked: stage %d (%s) must not use %s, but its machine "
+                "code could not be read (%s); it is graded on its results alone.\n",
+                s, st->title, st->refused_ops.text, why);
+        lines++;
+    }
     for (int s = 0; required && s < spec->n_stages; s++) {
         const lab_stage *st = &spec->stages[s];
         int kind = st->points_speed > 0 ? TEST_PERF : TEST_CORRECT;

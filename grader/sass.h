@@ -18,6 +18,7 @@ typedef struct sass_kernel {
 typedef struct sass_code {
     sass_kernel *k;
     int n;
+    int cut; /* the listing was longer than the grader reads: kernels past it are missing */
 } sass_code;
 
 /* Reads cuobjdump -sass output. A kernel that appears once per GPU
@@ -68,10 +69,18 @@ int sass_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code
 int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *const *missing,
                  const int *required);
 
+/* For each stage with refused_ops (lab.h) whose correctness test passed: when
+ * a kernel it launched (in checked or timed calls; every kernel of the
+ * library when the stage's lists are partial) holds such an instruction, the
+ * correctness test becomes REJECTED, naming the kernel and the instruction,
+ * and a passed speed test SKIPPED. Returns how many stages it rejected. */
+int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code);
+
 /* When the machine code could not be read (why): a line on f for each stage
- * whose technique is required and whose test that it would fail passed, saying
- * it was not checked and costs nothing (the tool is the grader's, never the
- * student's fault). Returns how many lines. */
+ * whose technique is required and whose test that it would fail passed, and
+ * for each correct stage with refused_ops, saying it was not checked and
+ * costs nothing (the tool is the grader's, never the student's fault).
+ * Returns how many lines. */
 int sass_unchecked(FILE *f, const lab_spec *spec, const lab_results *res, const int *required,
                    const char *why);
 

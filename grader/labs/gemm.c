@@ -154,6 +154,7 @@ static const lab_stage gemm_stages[] = {
         .min_cc = 80, /* TF32 mma.sync and cp.async need compute capability 8.0 */
         .reference = 132,
         .technique = {{"HMMA.TF32", "TF32 tensor-core instructions (HMMA with .TF32)"}},
+        .refused_ops = {GEMM_BELOW_TF32_OPS, GEMM_BELOW_TF32_TEXT},
         .hint = "Let each warp own a 64 x 64 tile and issue mma.sync.m16n8k8 (TF32) from fragments it "
                 "loads from shared memory itself; double-buffer the tiles with cp.async and pad the rows "
                 "so fragment loads avoid bank conflicts. A plain wmma kernel (16 x 16 x 8 fragments "

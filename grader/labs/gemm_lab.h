@@ -6,6 +6,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The TF32 stages (lab 4's bonus, lab 7's bonus): tensor-core instructions
+ * their kernels must not hold, those of a lower precision than TF32. FP16
+ * with rows and columns scaled by powers of two has TF32's mantissa, so no
+ * input tells it apart, at twice TF32's speed; BF16 on a share of the work
+ * stays under the spread check's line. In SASS the TF32 forms carry .TF32
+ * (HMMA.1688.F32.TF32, HGMMA.64x256x8.F32.TF32 on an H200); the FP16 form
+ * has no input type (HMMA.16816.F32), BF16 has .BF16; IMMA/IGMMA are
+ * integer, QMMA/QGMMA FP8, OMMA FP4, BMMA/BGMMA single bits. DMMA (FP64)
+ * is allowed. */
+#define GEMM_BELOW_TF32_OPS "HMMA!TF32|HGMMA!TF32|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA"
+#define GEMM_BELOW_TF32_TEXT                                                                       \
+    "tensor-core instructions below TF32's precision (HMMA or HGMMA without .TF32, for FP16 "     \
+    "or BF16 inputs; IMMA, QMMA, QGMMA for integer or FP8)"
+
 struct rng;
 
 /* One problem: C = alpha A B + beta C0, row-major, A M x K, B K x N. */

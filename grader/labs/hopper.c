@@ -173,6 +173,7 @@ static const lab_stage hopper_stages[] = {
         .reference = 326.2,
         .technique = {{"HGMMA.TF32", "TF32 warpgroup MMA (wgmma .tf32: HGMMA with .TF32)"},
                       {"UTMALDG", "TMA loads (UTMALDG)"}},
+        .refused_ops = {GEMM_BELOW_TF32_OPS, GEMM_BELOW_TF32_TEXT},
         .hint = "Compute C^T = B^T A^T: A's K-major tile is wgmma's shared-memory operand, and each "
                 "thread loads its four TF32 values of B's tile into registers (m64n256k8, the "
                 "register form). Give each consumer 64 columns of B, pick which column each "

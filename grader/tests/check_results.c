@@ -31,16 +31,24 @@ static test_record running(int phase, int size)
 START_TEST(kernel_names_merge)
 {
     char list[32] = "";
-    results_merge_names(list, sizeof list, "_Z1av,_Z1bv");
+    ck_assert_int_eq(results_merge_names(list, sizeof list, "_Z1av,_Z1bv"), 0);
     ck_assert_str_eq(list, "_Z1av,_Z1bv");
-    results_merge_names(list, sizeof list, "_Z1bv,_Z1av");
+    ck_assert_int_eq(results_merge_names(list, sizeof list, "_Z1bv,_Z1av"), 0);
     ck_assert_str_eq(list, "_Z1av,_Z1bv");
-    results_merge_names(list, sizeof list, "_Z1a"); /* a prefix of a known name is new */
+    /* a prefix of a known name is new */
+    ck_assert_int_eq(results_merge_names(list, sizeof list, "_Z1a"), 0);
     ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a");
-    results_merge_names(list, sizeof list, "a_much_longer_kernel_name");
-    ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a"); /* no room: left out */
-    results_merge_names(list, sizeof list, "");
+    /* no room: left out, and counted (the list is then partial) */
+    ck_assert_int_eq(results_merge_names(list, sizeof list, "a_much_longer_kernel_name,_Z1av"), 1);
     ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a");
+    ck_assert_int_eq(results_merge_names(list, sizeof list, ""), 0);
+    ck_assert_str_eq(list, "_Z1av,_Z1bv,_Z1a");
+    /* a name longer than any list holds: counted, not cut to a prefix */
+    char big[480] = "", longer[700];
+    memset(longer, 'k', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    ck_assert_int_eq(results_merge_names(big, sizeof big, longer), 1);
+    ck_assert_str_eq(big, "");
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include "../results.h"
 #include "../sass.h"
 #include "../verdict.h"
+#include "../labs/gemm_lab.h"
 #include "tests.h"
 
 /* The layout cuobjdump prints: one section per architecture of the fat
@@ -54,6 +55,15 @@ static const char listing[] =
     "        /*0000*/                   HGMMA.64x256x8.F32.TF32 R24, R152, gdesc[UR4], R24 ; /* 0x0 */\n"
     "\t\t..........\n"
     "\n"
+    "\t\tFunction : _Z13mma_fp16_deadPKfS0_Pf\n"
+    "        /*0000*/                   HMMA.16816.F32 R4, R12, R20, R4 ;       /* 0x000000140c04723c */\n"
+    "        /*0010*/              @!P0 HMMA.1688.F32.TF32 R4, R12, R20, R4 ;   /* 0x000000140c04723c */\n"
+    "\t\t..........\n"
+    "\n"
+    "\t\tFunction : _Z8mma_fp64PKdS0_Pd\n"
+    "        /*0000*/                   DMMA.884 R4, R12, R20, R4 ;             /* 0x000000140c04723f */\n"
+    "\t\t..........\n"
+    "\n"
     "\tcode for sm_90\n"
     "\t\tFunction : _Z11tile_kernelILi1EEvPKfPfii\n"
     "        /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* 0x00000a00ff017b82 */\n"
@@ -64,7 +74,7 @@ START_TEST(reads_kernels_and_opcodes)
 {
     sass_code code;
     ck_assert_int_eq(sass_parse(listing, &code), 0);
-    ck_assert_int_eq(code.n, 5); /* the tile kernel appears for two architectures: merged */
+    ck_assert_int_eq(code.n, 7); /* the tile kernel appears for two architectures: merged */
     const char *tile = "_Z11tile_kernelILi1EEvPKfPfii", *vec = "_Z13vector_kernelPK6float4PS_ii";
     ck_assert_int_eq(sass_uses(&code, tile, "STS"), 1);
     ck_assert_int_eq(sass_uses(&code, tile, "LDS"), 1);      /* LDS.U */
@@ -206,6 +216,117 @@ START_TEST(report_names_what_is_missing)
 }
 END_TEST
 
+/* Instructions a stage must not hold: "!MOD" asks for a modifier's absence;
+ * a correct TF32 stage whose kernels (checked or timed calls) hold a tensor-
+ * core instruction below TF32 is REJECTED, its passed speed test SKIPPED;
+ * with a partial kernel list every kernel of the library answers for it. */
+START_TEST(refuses_instructions_below_the_stage)
+{
+    sass_code code;
+    ck_assert_int_eq(sass_parse(listing, &code), 0);
+    const char *tf32 = "_Z8mma_tf32PKfS0_Pf", *bf16 = "_Z8mma_bf16PKtS0_Pf",
+               *wgmma = "_Z9wgmma_tf32PKfS0_Pf", *fp16 = "_Z13mma_fp16_deadPKfS0_Pf",
+               *fp64 = "_Z8mma_fp64PKdS0_Pd";
+    ck_assert_int_eq(sass_uses(&code, tf32, "HMMA!TF32"), 0);
+    ck_assert_int_eq(sass_uses(&code, tf32, "HMMA.TF32"), 1);
+    ck_assert_int_eq(sass_uses(&code, bf16, "HMMA!TF32"), 1);
+    ck_assert_int_eq(sass_uses(&code, bf16, "HMMA.F32!BF16"), 0);
+    ck_assert_int_eq(sass_uses(&code, bf16, "HMMA.F32!TF32!F16"), 1); /* .F16 is not .F32 */
+    ck_assert_int_eq(sass_uses(&code, fp16, "HMMA!TF32"), 1); /* the FP16 form, beside a TF32 one */
+    ck_assert_int_eq(sass_uses(&code, fp16, "HMMA.TF32"), 1);
+    ck_assert_int_eq(sass_uses(&code, wgmma, GEMM_BELOW_TF32_OPS), 0);
+    ck_assert_int_eq(sass_uses(&code, tf32, GEMM_BELOW_TF32_OPS), 0);
+    ck_assert_int_eq(sass_uses(&code, fp64, GEMM_BELOW_TF32_OPS), 0);
+    ck_assert_int_eq(sass_uses(&code, bf16, GEMM_BELOW_TF32_OPS), 1);
+    ck_assert_int_eq(sass_uses(&code, fp16, GEMM_BELOW_TF32_OPS), 1);
+
+    static const lab_stage stages[2] = {
+        {.title = "float32", .symbol = "s0", .points_correct = 5},
+        {.title = "TF32", .symbol = "s1", .points_correct = 5, .points_speed = 5,
+         .technique = {{"HMMA.TF32", "TF32 tensor-core instructions (HMMA with .TF32)"}},
+         .refused_ops = {GEMM_BELOW_TF32_OPS, GEMM_BELOW_TF32_TEXT}},
+    };
+    lab_spec spec = {.number = 9, .name = "test", .stages = stages, .n_stages = 2};
+    lab_results *res = calloc(1, sizeof *res);
+    ck_assert_ptr_nonnull(res);
+    test_record *corr = &res->t[1][TEST_CORRECT], *perf = &res->t[1][TEST_PERF];
+    res->t[0][TEST_CORRECT].v = V_PASS; /* no refused_ops: never looked at */
+    snprintf(res->t[0][TEST_CORRECT].kernels, sizeof corr->kernels, "%s", bf16);
+    corr->v = V_PASS;
+    perf->v = V_PASS;
+    snprintf(corr->kernels, sizeof corr->kernels, "%s,%s", tf32, fp64);
+    snprintf(perf->kernels, sizeof perf->kernels, "%s", tf32);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    ck_assert_int_eq(corr->v, V_PASS);
+    ck_assert_int_eq(perf->v, V_PASS);
+    /* Its timed calls launched another kernel than its checked ones. */
+    snprintf(perf->kernels, sizeof perf->kernels, "%s,%s", tf32, fp16);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_int_eq(corr->v, V_REJECTED);
+    ck_assert_str_eq(verdict_name(V_REJECTED), "REJECTED");
+    ck_assert_ptr_nonnull(strstr(corr->msg, "stage 1 (TF32) launched mma_fp16_dead, which holds "
+                                            "HMMA.16816.F32, one of the tensor-core instructions "
+                                            "below TF32's precision"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "move the path into a kernel of its own"));
+    ck_assert_int_eq(perf->v, V_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(perf->msg, "HMMA.16816.F32"));
+    ck_assert_int_eq(res->t[0][TEST_CORRECT].v, V_PASS);
+    /* A name merely starting like a listed one is not that kernel. */
+    corr->v = V_PASS;
+    perf->v = V_SLOW;
+    snprintf(perf->kernels, sizeof perf->kernels, "%s,%sx", tf32, fp16);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    ck_assert_int_eq(perf->v, V_SLOW);
+    /* A partial list: the whole library is read (mma_bf16 comes first). */
+    corr->kernels_partial = 1;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_int_eq(corr->v, V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "every kernel of the library was read, and mma_bf16 "
+                                            "holds HMMA.16816.F32.BF16"));
+    ck_assert_int_eq(perf->v, V_SKIPPED);
+    /* A listing cut short (over 64 MB) that does not hold a launched kernel:
+     * it could hold anything, so the stage is refused, saying why. A kernel
+     * it does hold, with nothing refused, passes; so does any stage while
+     * the listing is whole (a kernel of the grader's, not in the library). */
+    corr->kernels_partial = 0;
+    corr->v = V_PASS;
+    perf->v = V_PASS;
+    snprintf(perf->kernels, sizeof perf->kernels, "%s", tf32);
+    snprintf(corr->kernels, sizeof corr->kernels, "%s,_Z6unseenv", tf32);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    code.cut = 1;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_int_eq(corr->v, V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched unseen, whose machine code lies past the 64 "
+                                            "MB of cuobjdump's listing of build/lab9.so"));
+    ck_assert_ptr_nonnull(strstr(perf->msg, "code the grader could not read"));
+    corr->v = V_PASS;
+    perf->v = V_PASS;
+    snprintf(corr->kernels, sizeof corr->kernels, "%s", tf32);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    code.cut = 0;
+    corr->kernels_partial = 1;
+    /* A stage that is not correct keeps its verdict. */
+    corr->v = V_WRONG;
+    perf->v = V_SKIPPED;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    ck_assert_int_eq(corr->v, V_WRONG);
+    /* Code that could not be read: said, and nothing lost. */
+    corr->v = V_PASS;
+    char *note = NULL;
+    size_t note_len = 0;
+    FILE *nf = open_memstream(&note, &note_len);
+    ck_assert_int_eq(sass_unchecked(nf, &spec, res, NULL, "cuobjdump was not found"), 1);
+    fclose(nf);
+    ck_assert_ptr_nonnull(strstr(note, "Instructions not checked: stage 1 (TF32) must not use "
+                                       "tensor-core instructions below TF32's precision"));
+    ck_assert_int_eq(corr->v, V_PASS);
+    free(note);
+    sass_free(&code);
+    free(res);
+}
+END_TEST
+
 Suite *make_sass_suite(void)
 {
     Suite *s = suite_create("sass");
@@ -213,6 +334,7 @@ Suite *make_sass_suite(void)
     tcase_add_test(tc, reads_kernels_and_opcodes);
     tcase_add_test(tc, short_names);
     tcase_add_test(tc, report_names_what_is_missing);
+    tcase_add_test(tc, refuses_instructions_below_the_stage);
     suite_add_tcase(s, tc);
     return s;
 }
