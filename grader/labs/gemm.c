@@ -501,28 +501,10 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
         return lab_fail_cuda(out, err, "read C back");
     gemm_problem p = {c->M, c->N, c->K, case_alpha[variant], case_beta[variant], c->h->A,
                       c->h->B, c->h->C0};
-    double *exact = c->h->exact[variant], *scale = c->h->scale[variant];
-    /* The common case, a timed call's C all within the tolerance, is seen
-     * without writing to exact and scale; anything else is judged the slow
-     * way, which names what is wrong. The two agree on "all within". */
-    int v = V_PASS;
-    if (!patched || !gemm_patched_within(&p, exact, scale, c->h_got, c->pA.idx, c->pA.val,
-                                         c->pA.n, c->pB.idx, c->pB.val, c->pB.n,
-                                         stage == TENSOR_STAGE, c->save)) {
-        if (patched) /* the expected C of the patched inputs, undone below */
-            gemm_patch_expect(&p, exact, scale, c->pA.idx, c->pA.val, c->pA.n, c->pB.idx,
-                              c->pB.val, c->pB.n, c->save);
-        v = gemm_judge(&p, exact, scale, c->h_got, stage == TENSOR_STAGE, out->msg,
-                       sizeof out->msg);
-        if (patched)
-            gemm_patch_undo(&p, exact, scale, c->pA.idx, c->pA.n, c->pB.idx, c->pB.n,
-                            c->save);
-    }
-    /* Within every bound: in the tensor-core stage, also how the errors
-     * spread (the patched rows and columns left out). */
-    if (v == V_PASS && stage == TENSOR_STAGE)
-        v = gemm_tf32_spread(&p, exact, scale, c->h_got, c->pA.idx, c->pA.n, c->pB.idx,
-                             c->pB.n, out->msg, sizeof out->msg);
+    int v = gemm_check_patched(&p, c->h->exact[variant], c->h->scale[variant], c->h_got,
+                               c->pA.idx, c->pA.val, c->pA.n, c->pB.idx, c->pB.val, c->pB.n,
+                               stage == TENSOR_STAGE ? GEMM_TF32 : GEMM_FP32, c->save, out->msg,
+                               sizeof out->msg);
     if (v == V_PASS)
         return 0;
     out->v = (verdict)v;

@@ -33,7 +33,7 @@ typedef struct gemm_problem {
  * |beta| |C0e|, for all M N elements. Uses every CPU; 0, or -1 when out of
  * memory. */
 int gemm_reference(const gemm_problem *p, double *exact, double *scale);
-/* What a stage computes, for its bound (the `tf32` argument below):
+/* What a stage computes, for its bound (the `kind` argument below):
  *  GEMM_FP32: float32 products and sums, rounded to nearest (lab 4's stages
  *   0 to 7): (4 sqrt(K) + 8) u scale, u = 2^-24;
  *  GEMM_TF32: inputs rounded to TF32 (lab 4's stage 8, lab 7's bonus): that
@@ -46,15 +46,15 @@ int gemm_reference(const gemm_problem *p, double *exact, double *scale);
  *   K = 4096 was off by about 270 u scale (0.151 against a tolerance of
  *   0.148), beyond the float32 bound's 264. */
 enum { GEMM_FP32 = 0, GEMM_TF32 = 1, GEMM_TC_SUM = 2 };
-/* How far a result of an element with this scale may be off (tf32: one of
+/* How far a result of an element with this scale may be off (kind: one of
  * the GEMM_ kinds above). */
-double gemm_tolerance(int K, double scale, int tf32);
+double gemm_tolerance(int K, double scale, int kind);
 /* The same bound as t1 * scale (+ t2 * scale when t2 != 0), for the check
  * on the GPU, which repeats these operations in this order. */
-void gemm_tolerance_factors(int K, int tf32, double *t1, double *t2);
+void gemm_tolerance_factors(int K, int kind, double *t1, double *t2);
 /* V_PASS, or the verdict for got (M N floats) with what is wrong in msg. */
 int gemm_judge(const gemm_problem *p, const double *exact, const double *scale, const float *got,
-               int tf32, char *msg, size_t msgn);
+               int kind, char *msg, size_t msgn);
 /* The tensor-core stage's second look, once every element is within its
  * bound: V_PASS, or V_WRONG (msg says where) when, in some 64 x 64 tile of
  * C, more elements lie near the bound than TF32's rounding puts there: a
@@ -103,6 +103,14 @@ void gemm_patch_undo(const gemm_problem *p, double *exact, double *scale, const 
  * names what is wrong). Writes nothing to exact and scale; save as above. */
 int gemm_patched_within(const gemm_problem *p, const double *exact, const double *scale,
                         const float *got, const uint64_t *ia, const uint32_t *va, int na,
-                        const uint64_t *ib, const uint32_t *vb, int nb, int tf32, double *save);
+                        const uint64_t *ib, const uint32_t *vb, int nb, int kind, double *save);
+
+/* One call's C judged whole: gemm_patched_within's first look, else (with
+ * the patches' expected C added by gemm_patch_expect, and undone after)
+ * gemm_judge; then, for kind GEMM_TF32, gemm_tf32_spread. No patches: na =
+ * nb = 0. V_PASS, or the verdict with what is wrong in msg. */
+int gemm_check_patched(const gemm_problem *p, double *exact, double *scale, const float *got,
+                       const uint64_t *ia, const uint32_t *va, int na, const uint64_t *ib,
+                       const uint32_t *vb, int nb, int kind, double *save, char *msg, size_t msgn);
 
 #endif

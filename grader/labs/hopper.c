@@ -666,22 +666,11 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     }
     double *exact = c->tf32 ? c->h->exact32 : c->h->exact,
            *scale = c->tf32 ? c->h->scale32 : c->h->scale;
-    /* As lab 4: the common case, a timed call's C all within the tolerance,
-     * is seen without writing to exact and scale; anything else is judged
-     * the slow way, which names what is wrong. */
-    int v = V_PASS, kind = c->tf32 ? GEMM_TF32 : GEMM_TC_SUM;
-    if (!patched || !gemm_patched_within(&p, exact, scale, c->h_got, ia, va, na, ib, vb, nb,
-                                         kind, c->save)) {
-        if (patched)
-            gemm_patch_expect(&p, exact, scale, ia, va, na, ib, vb, nb, c->save);
-        v = gemm_judge(&p, exact, scale, c->h_got, kind, out->msg, sizeof out->msg);
-        if (patched)
-            gemm_patch_undo(&p, exact, scale, ia, na, ib, nb, c->save);
-    }
-    /* Stage 5, within every bound: how the errors spread, as in lab 4. */
-    if (v == V_PASS && c->tf32)
-        v = gemm_tf32_spread(&p, exact, scale, c->h_got, ia, na, ib, nb, out->msg,
-                             sizeof out->msg);
+    /* As lab 4 (gemm_check_patched): the bound of each element, and in
+     * stage 5 how the errors spread. */
+    int v = gemm_check_patched(&p, exact, scale, c->h_got, ia, va, na, ib, vb, nb,
+                               c->tf32 ? GEMM_TF32 : GEMM_TC_SUM, c->save, out->msg,
+                               sizeof out->msg);
     if (v == V_PASS)
         return 0;
     out->v = (verdict)v;

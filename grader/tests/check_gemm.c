@@ -758,6 +758,51 @@ START_TEST(patched_first_look_catches_a_replay)
 }
 END_TEST
 
+/* gemm_check_patched, the flow both labs' checks share: a replayed C fails,
+ * the patched problem's own C passes (float32 and TF32 kinds), and the
+ * expected values are left exactly as they were. */
+START_TEST(check_patched_judges_whole)
+{
+    const int M = 30, N = 40, K = 64;
+    fixture f;
+    make_graded(&f, M, N, K, 1.0f, 0.0f, 7);
+    size_t mn = (size_t)M * N;
+    uint64_t ia[1] = {5 * (uint64_t)K + 9}, ib[1] = {9 * (uint64_t)N + 17};
+    uint32_t va[1] = {bits_of(800.0f)}, vb[1] = {bits_of(-900.0f)};
+    double *save = malloc(2 * (size_t)(M + N) * sizeof(double));
+    ck_assert_ptr_nonnull(save);
+    double *exact0 = kept(f.exact, mn), *scale0 = kept(f.scale, mn);
+    char msg[VERDICT_MSG];
+    for (size_t e = 0; e < mn; e++) /* the unpatched C: a replayed result */
+        f.got[e] = (float)f.exact[e];
+    ck_assert_int_eq(gemm_check_patched(&f.p, f.exact, f.scale, f.got, NULL, NULL, 0, NULL, NULL,
+                                        0, GEMM_FP32, save, msg, sizeof msg),
+                     V_PASS); /* no patches: it is the right C */
+    ck_assert_int_eq(gemm_check_patched(&f.p, f.exact, f.scale, f.got, ia, va, 1, ib, vb, 1,
+                                        GEMM_FP32, save, msg, sizeof msg),
+                     V_WRONG);
+    ck_assert_msg(strstr(msg, "elements of C are wrong"), "%s", msg);
+    ck_assert(memcmp(exact0, f.exact, mn * sizeof(double)) == 0);
+    /* The patched inputs' C, rounded to float: passes in both kinds. */
+    gemm_patch_expect(&f.p, f.exact, f.scale, ia, va, 1, ib, vb, 1, save);
+    for (size_t e = 0; e < mn; e++)
+        f.got[e] = (float)f.exact[e];
+    gemm_patch_undo(&f.p, f.exact, f.scale, ia, 1, ib, 1, save);
+    for (int kind = GEMM_FP32; kind <= GEMM_TC_SUM; kind++)
+        ck_assert_int_eq(gemm_check_patched(&f.p, f.exact, f.scale, f.got, ia, va, 1, ib, vb, 1,
+                                            kind, save, msg, sizeof msg),
+                         V_PASS);
+    /* One element of the patched row off by far more than its bound. */
+    f.got[5 * (size_t)N + 3] += 1000.0f;
+    ck_assert_int_eq(gemm_check_patched(&f.p, f.exact, f.scale, f.got, ia, va, 1, ib, vb, 1,
+                                        GEMM_TF32, save, msg, sizeof msg),
+                     V_WRONG);
+    assert_restored(&f, exact0, scale0, mn);
+    free(save);
+    drop(&f);
+}
+END_TEST
+
 extern const lab_spec lab_gemm;
 
 /* The shapes, the benchmark 4096^3 (137 GFLOP per call). */
@@ -800,6 +845,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, patched_expectation_with_collisions);
     tcase_add_loop_test(tc, patched_first_look_agrees, 0, 8);
     tcase_add_test(tc, patched_first_look_catches_a_replay);
+    tcase_add_test(tc, check_patched_judges_whole);
     tcase_add_test(tc, sizes_and_stages);
     suite_add_tcase(s, tc);
     return s;
