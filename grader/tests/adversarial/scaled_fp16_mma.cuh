@@ -80,16 +80,20 @@ __global__ void scaled_fp16_kernel(int M, int N, int K, float alpha, const float
         unsigned a2 = pack_fp16(a_at(r_lo, ea_lo, k + 8), a_at(r_lo, ea_lo, k + 9));
         unsigned a3 = pack_fp16(a_at(r_hi, ea_hi, k + 8), a_at(r_hi, ea_hi, k + 9));
         unsigned b0 = pack_fp16(b_at(k), b_at(k + 1)), b1 = pack_fp16(b_at(k + 8), b_at(k + 9));
+#if __CUDA_ARCH__ >= 800 /* the stage needs 8.0; older builds of this file do nothing */
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
     }
+#if __CUDA_ARCH__ >= 800
     if (K < 0) /* never: a TF32 instruction for the technique check to find */
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                      : "r"(0u), "r"(0u), "r"(0u), "r"(0u), "r"(0u), "r"(0u));
+#endif
     const int cols[2] = {col0 + 2 * t, col0 + 2 * t + 1};
     for (int h = 0; h < 2; h++) { /* c[0], c[1]: row r_lo; c[2], c[3]: row r_hi */
         const int r = h ? r_hi : r_lo, ea = h ? ea_hi : ea_lo;
