@@ -18,6 +18,7 @@ void sass_free(sass_code *code)
     for (int i = 0; i < code->n; i++) {
         free(code->k[i].name);
         free(code->k[i].ops);
+        free(code->k[i].ops_loaded);
     }
     free(code->k);
     code->k = NULL;
@@ -36,39 +37,82 @@ static sass_kernel *find(const sass_code *code, const char *name)
  * many times over); a longer one is cut (sass_code.cut). */
 #define SASS_MAX_MB 64
 
-/* Adds opcode op (len bytes) to k's set. */
-static int add_op(sass_kernel *k, const char *op, size_t len)
+/* Adds opcode op (len bytes) to a set of opcodes (*ops). */
+static int add_op(char **ops, const char *op, size_t len)
 {
     char key[64];
     if (len == 0 || len + 3 > sizeof key)
         return 0;
     snprintf(key, sizeof key, " %.*s ", (int)len, op);
-    if (strstr(k->ops, key))
+    if (strstr(*ops, key))
         return 0;
-    size_t have = strlen(k->ops);
-    char *grown = realloc(k->ops, have + len + 3);
+    size_t have = strlen(*ops);
+    char *grown = realloc(*ops, have + len + 3);
     if (!grown)
         return -1;
-    k->ops = grown;
-    snprintf(k->ops + have, len + 3, "%.*s ", (int)len, op); /* ops always ends in a space */
+    *ops = grown;
+    snprintf(*ops + have, len + 3, "%.*s ", (int)len, op); /* ops always ends in a space */
     return 0;
+}
+
+/* The architecture of a "code for sm_90a" line (90), or -1 for another line. */
+static int section_arch(const char *line, size_t len)
+{
+    const char *at = memmem(line, len, "code for sm_", 12);
+    if (!at || at + 12 >= line + len || !isdigit((unsigned char)at[12]))
+        return -1;
+    return atoi(at + 12);
+}
+
+/* The code a GPU of compute capability device_sm (10 major + minor) runs
+ * from a fat binary: the section of its major version with the highest
+ * minor not above its own; 0 when there is none (it would compile the PTX). */
+static int loaded_arch(const char *text, int device_sm)
+{
+    int best = 0;
+    for (const char *line = text; device_sm > 0 && line && *line;) {
+        const char *end = strchr(line, '\n');
+        int arch = section_arch(line, end ? (size_t)(end - line) : strlen(line));
+        if (arch > 0 && arch / 10 == device_sm / 10 && arch <= device_sm && arch > best)
+            best = arch;
+        line = end ? end + 1 : NULL;
+    }
+    return best;
 }
 
 int sass_parse(const char *text, sass_code *code)
 {
+    return sass_parse_for(text, code, 0);
+}
+
+int sass_parse_for(const char *text, sass_code *code, int device_sm)
+{
     code->k = NULL;
     code->n = 0;
+    code->cut = 0;
+    code->loaded_sm = loaded_arch(text, device_sm);
     sass_kernel *cur = NULL;
+    int in_loaded = 0; /* in the section of the code the GPU runs */
     for (const char *line = text; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         const char *fn = memmem(line, len, "Function : ", 11);
         const char *slash = memmem(line, len, "*/", 2);
+        int arch = section_arch(line, len);
+        if (arch > 0)
+            in_loaded = code->loaded_sm > 0 && arch == code->loaded_sm;
         if (fn) {
             const char *name = fn + 11;
             size_t n = (size_t)(line + len - name);
             while (n > 0 && isspace((unsigned char)name[n - 1]))
                 n--;
+            /* A callee listed apart from its kernel ("$kernel$callee") is
+             * part of that kernel. */
+            const char *dollar = n > 1 && name[0] == '$' ? memchr(name + 1, '$', n - 1) : NULL;
+            if (dollar && dollar > name + 1) {
+                n = (size_t)(dollar - name - 1);
+                name++;
+            }
             char *copy = strndup(name, n);
             if (!copy)
                 return -1;
@@ -77,10 +121,11 @@ int sass_parse(const char *text, sass_code *code)
                 free(copy);
             } else {
                 sass_kernel *grown = realloc(code->k, (size_t)(code->n + 1) * sizeof *grown);
-                char *ops = strdup(" ");
-                if (!grown || !ops) {
+                char *ops = strdup(" "), *ops_loaded = strdup(" ");
+                if (!grown || !ops || !ops_loaded) {
                     free(copy);
                     free(ops);
+                    free(ops_loaded);
                     if (grown)
                         code->k = grown;
                     return -1;
@@ -89,6 +134,7 @@ int sass_parse(const char *text, sass_code *code)
                 cur = &code->k[code->n++];
                 cur->name = copy;
                 cur->ops = ops;
+                cur->ops_loaded = ops_loaded;
             }
         } else if (cur && slash && memmem(line, (size_t)(slash - line), "/*", 2)) {
             /* an instruction: an address in a comment, a predicate (@!P0) perhaps,
@@ -105,7 +151,9 @@ int sass_parse(const char *text, sass_code *code)
             const char *op = p; /* letters of either case: HGMMA.64x256x8.F32.TF32 */
             while (p < stop && (isalnum((unsigned char)*p) || *p == '.' || *p == '_'))
                 p++;
-            if (p > op && isupper((unsigned char)*op) && add_op(cur, op, (size_t)(p - op)) != 0)
+            if (p > op && isupper((unsigned char)*op) &&
+                (add_op(&cur->ops, op, (size_t)(p - op)) != 0 ||
+                 (in_loaded && add_op(&cur->ops_loaded, op, (size_t)(p - op)) != 0)))
                 return -1;
         }
         line = end ? end + 1 : NULL;
@@ -144,11 +192,11 @@ static int op_matches(const char *op, size_t op_len, const char *alt, size_t alt
     return 1;
 }
 
-/* The first opcode of kernel k matching pattern, its length in *len; NULL
- * when none does. */
-static const char *first_match(const sass_kernel *k, const char *pattern, size_t *len)
+/* The first opcode of a set (ops, " LDS FFMA ") matching pattern, its
+ * length in *len; NULL when none does. */
+static const char *first_match(const char *ops, const char *pattern, size_t *len)
 {
-    for (const char *op = k->ops + 1; *op;) {
+    for (const char *op = ops + 1; *op;) {
         const char *sp = strchr(op, ' ');
         size_t op_len = (size_t)(sp - op);
         for (const char *alt = pattern; *alt;) {
@@ -171,7 +219,7 @@ int sass_uses(const sass_code *code, const char *name, const char *pattern)
     size_t len;
     if (!k)
         return -1;
-    return first_match(k, pattern, &len) != NULL;
+    return first_match(k->ops, pattern, &len) != NULL;
 }
 
 void sass_short_name(const char *mangled, char *buf, size_t n)
@@ -192,6 +240,7 @@ int sass_start(const char *lib, sass_pending *p, char *err, size_t errn)
     char tool[1024];
     p->fd = -1;
     p->lib = lib;
+    p->device_sm = 0;
     if (toolkit_find("cuobjdump", tool, sizeof tool) != 0) {
         snprintf(err, errn, "cuobjdump was not found in %s/bin or on the PATH",
                  CUDA_LABS_CUDA_HOME);
@@ -213,7 +262,7 @@ int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn)
     char *text = malloc(cap);
     char sink[1];
     int rc = proc_read(p->fd, p->pid, text ? text : sink, text ? cap : 0);
-    int parsed = text && rc == 0 ? sass_parse(text, code) : -1;
+    int parsed = text && rc == 0 ? sass_parse_for(text, code, p->device_sm) : -1;
     if (parsed == 0)
         code->cut = strlen(text) + 1 >= cap;
     free(text);
@@ -321,24 +370,41 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
 
 /* ---- instructions a stage must not hold (lab_stage.refused_ops) ---- */
 
-/* The first kernel of the comma-separated list (or, when list is NULL, of
- * the whole library) holding an opcode of pattern: 1 with its short name and
- * the opcode, or 0. */
-static int refused_in(const sass_code *code, const char *list, const char *pattern, char *kernel,
-                      size_t kn, char *op, size_t on)
+/* Is name one of the comma-separated list's names (whole names only)? */
+static int listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; len && (p = strstr(p, name)) != NULL; p++)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The kernels another stage of the lab launched (its checked and timed
+ * calls), comma-separated, into buf. */
+static void others_kernels(const lab_spec *spec, const lab_results *res, int stage, char *buf,
+                           size_t n)
+{
+    buf[0] = '\0';
+    for (int s = 0; s < spec->n_stages; s++)
+        for (int kind = 0; s != stage && kind < TEST_KINDS; kind++)
+            results_merge_names(buf, n, res->t[s][kind].kernels);
+}
+
+/* The first kernel holding an opcode of pattern, in the code the GPU runs
+ * (the section of its architecture, else every section): of the list, or
+ * when list is NULL of the whole library save the kernels in `others`. 1
+ * with its short name and the opcode, or 0. */
+static int refused_in(const sass_code *code, const char *list, const char *others,
+                      const char *pattern, char *kernel, size_t kn, char *op, size_t on)
 {
     for (int i = 0; i < code->n; i++) {
         const sass_kernel *k = &code->k[i];
-        if (list) { /* listed? whole names only */
-            size_t len = strlen(k->name);
-            int listed = 0;
-            for (const char *p = list; !listed && (p = strstr(p, k->name)) != NULL; p++)
-                listed = (p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
-            if (!listed)
-                continue;
-        }
+        if (list ? !listed(list, k->name) : listed(others, k->name))
+            continue;
         size_t len;
-        const char *hit = first_match(k, pattern, &len);
+        const char *ops = code->loaded_sm > 0 && k->ops_loaded[1] ? k->ops_loaded : k->ops;
+        const char *hit = first_match(ops, pattern, &len);
         if (hit) {
             sass_short_name(k->name, kernel, kn);
             snprintf(op, on, "%.*s", (int)len, hit);
@@ -348,14 +414,14 @@ static int refused_in(const sass_code *code, const char *list, const char *patte
     return 0;
 }
 
-/* A kernel of the list that a cut listing does not hold (it could hold
- * anything): 1 with its short name; else 0. */
-static int listed_missing(const sass_code *code, const char *list, char *kernel, size_t kn)
+/* A kernel of the list that a cut listing may not hold whole (missing, or
+ * the last one, where the listing stopped): 1 with its short name; else 0. */
+static int listed_unread(const sass_code *code, const char *list, char *kernel, size_t kn)
 {
     char names[2 * sizeof ((test_record *)0)->kernels + 2];
     snprintf(names, sizeof names, "%s", list);
     for (char *save = NULL, *k = strtok_r(names, ",", &save); k; k = strtok_r(NULL, ",", &save))
-        if (!find(code, k)) {
+        if (!find(code, k) || (code->n > 0 && strcmp(code->k[code->n - 1].name, k) == 0)) {
             sass_short_name(k, kernel, kn);
             return 1;
         }
@@ -371,31 +437,35 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
         if (!st->refused_ops.pattern || corr->v != V_PASS)
             continue;
         /* The kernels of its checked calls and of its timed ones; when either
-         * list is partial, every kernel of the library answers for it. */
+         * list is partial, every kernel of the library that no other stage
+         * launched answers for it too. */
         int partial = corr->kernels_partial || perf->kernels_partial;
-        char list[2 * sizeof corr->kernels + 2];
+        char list[2 * sizeof corr->kernels + 2], others[LAB_MAX_STAGES * sizeof corr->kernels];
         snprintf(list, sizeof list, "%s,%s", corr->kernels, perf->kernels);
+        others_kernels(spec, res, s, others, sizeof others);
         char kernel[96], op[64];
-        int unread = 0;
-        if (!refused_in(code, partial ? NULL : list, st->refused_ops.pattern, kernel,
-                        sizeof kernel, op, sizeof op)) {
-            /* A listing cut short may not hold a kernel the stage launched. */
-            unread = code->cut && listed_missing(code, list, kernel, sizeof kernel);
-            if (!unread)
-                continue;
-            snprintf(op, sizeof op, "machine code the grader could not read");
-        }
+        const char *pattern = st->refused_ops.pattern;
+        int from_list = refused_in(code, list, NULL, pattern, kernel, sizeof kernel, op, sizeof op);
+        int from_rest = !from_list && partial &&
+                        refused_in(code, NULL, others, pattern, kernel, sizeof kernel, op, sizeof op);
+        /* A listing cut short may not hold what the stage launched. */
+        int unread = !from_list && !from_rest && code->cut &&
+                     (partial || listed_unread(code, list, kernel, sizeof kernel));
+        if (!from_list && !from_rest && !unread)
+            continue;
+        if (unread && partial)
+            snprintf(kernel, sizeof kernel, "more kernels than the grader lists");
         results_open(); /* the grader's parent: the records stay writable for it */
         corr->v = V_REJECTED;
         int w;
         if (unread)
             w = snprintf(corr->msg, sizeof corr->msg,
-                         "stage %d (%.60s) launched %.80s, whose machine code lies past the "
-                         "%d MB of cuobjdump's listing of build/lab%d.so that the grader reads, "
-                         "so it cannot tell whether it holds %s. No lab needs a library that "
+                         "stage %d (%.60s) launched %.80s, and cuobjdump's listing of "
+                         "build/lab%d.so is longer than the %d MB the grader reads, so it cannot "
+                         "tell whether the stage's code holds %s. No lab needs a library that "
                          "large: look for a huge unrolled loop or a kernel the stage does not "
                          "need.",
-                         s, st->title, kernel, SASS_MAX_MB, spec->number, st->refused_ops.text);
+                         s, st->title, kernel, spec->number, SASS_MAX_MB, st->refused_ops.text);
         else
             w = snprintf(corr->msg, sizeof corr->msg,
                          "stage %d (%.60s) %s%.80s%s holds %s, one of the %s: a stage must not "
@@ -403,11 +473,10 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
                          "path the stage never takes, move the path into a kernel of its own "
                          "(cuobjdump -sass build/lab%d.so shows each kernel's code).",
                          s, st->title,
-                         partial ? "launched more kernels than the grader lists (or one it "
-                                   "could not name), so every kernel of the library was read, "
-                                   "and "
-                                 : "launched ",
-                         kernel, partial ? "" : ", which", op, st->refused_ops.text,
+                         from_rest ? "launched more kernels than the grader lists, so every "
+                                     "kernel no other stage launched was read, and "
+                                   : "launched ",
+                         kernel, from_rest ? "" : ", which", op, st->refused_ops.text,
                          spec->number);
         (void)w; /* at most about 600 bytes with the texts of gemm_lab.h */
         if (perf->v == V_PASS || perf->v == V_SLOW) {

@@ -13,18 +13,25 @@
 typedef struct sass_kernel {
     char *name; /* mangled, as cuobjdump prints it after "Function : " */
     char *ops;  /* every opcode it uses once, each between spaces: " LDS.128 FFMA " */
+    char *ops_loaded; /* the same, of the code the GPU runs alone (sass_parse_for) */
 } sass_kernel;
 
 typedef struct sass_code {
     sass_kernel *k;
     int n;
     int cut; /* the listing was longer than the grader reads: kernels past it are missing */
+    int loaded_sm; /* the architecture whose code the GPU runs (90 for sm_90 or sm_90a);
+                      0: unknown, or none (it would compile the PTX) */
 } sass_code;
 
 /* Reads cuobjdump -sass output. A kernel that appears once per GPU
- * architecture of a fat binary gets the opcodes of all of them. 0, or -1
- * when out of memory. */
-int sass_parse(const char *text, sass_code *code);
+ * architecture of a fat binary gets the opcodes of all of them in ops; for a
+ * GPU of compute capability device_sm (10 major + minor; 0: unknown) the
+ * opcodes of the section it runs (its major version, the highest minor not
+ * above its own) also go to ops_loaded. A callee listed as "$kernel$callee"
+ * counts as its kernel's. 0, or -1 when out of memory. */
+int sass_parse_for(const char *text, sass_code *code, int device_sm);
+int sass_parse(const char *text, sass_code *code); /* device_sm 0 */
 void sass_free(sass_code *code);
 
 /* 1 when kernel `name` uses an opcode matching pattern ("LDS|STS",
@@ -48,6 +55,7 @@ int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn);
 typedef struct sass_pending {
     int fd, pid;
     const char *lib;
+    int device_sm; /* for sass_parse_for; 0: unknown. Set after sass_start */
 } sass_pending;
 int sass_start(const char *lib, sass_pending *p, char *err, size_t errn);
 int sass_finish(sass_pending *p, sass_code *code, char *err, size_t errn);
@@ -70,10 +78,12 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
                  const int *required);
 
 /* For each stage with refused_ops (lab.h) whose correctness test passed: when
- * a kernel it launched (in checked or timed calls; every kernel of the
- * library when the stage's lists are partial) holds such an instruction, the
- * correctness test becomes REJECTED, naming the kernel and the instruction,
- * and a passed speed test SKIPPED. Returns how many stages it rejected. */
+ * a kernel it launched (in checked or timed calls; when the stage's lists
+ * are partial, also every kernel of the library that no other stage
+ * launched) holds such an instruction in the code the GPU runs, or when a
+ * listing cut short may not hold such a kernel whole, the correctness test
+ * becomes REJECTED, naming the kernel and the instruction, and a passed speed
+ * test SKIPPED. Returns how many stages it rejected. */
 int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code);
 
 /* When the machine code could not be read (why): a line on f for each stage

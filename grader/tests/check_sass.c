@@ -277,17 +277,24 @@ START_TEST(refuses_instructions_below_the_stage)
     snprintf(perf->kernels, sizeof perf->kernels, "%s,%sx", tf32, fp16);
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
     ck_assert_int_eq(perf->v, V_SLOW);
-    /* A partial list: the whole library is read (mma_bf16 comes first). */
+    /* A partial list: every kernel of the library that no other stage
+     * launched is read too; stage 0 launched mma_bf16 (as lab 7's BF16
+     * stages hold BF16 kernels), so mma_fp16_dead is the one named. */
     corr->kernels_partial = 1;
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
     ck_assert_int_eq(corr->v, V_REJECTED);
-    ck_assert_ptr_nonnull(strstr(corr->msg, "every kernel of the library was read, and mma_bf16 "
-                                            "holds HMMA.16816.F32.BF16"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "so every kernel no other stage launched was read, "
+                                            "and mma_fp16_dead holds HMMA.16816.F32,"));
     ck_assert_int_eq(perf->v, V_SKIPPED);
-    /* A listing cut short (over 64 MB) that does not hold a launched kernel:
-     * it could hold anything, so the stage is refused, saying why. A kernel
-     * it does hold, with nothing refused, passes; so does any stage while
-     * the listing is whole (a kernel of the grader's, not in the library). */
+    corr->v = V_PASS; /* nobody launched mma_bf16: it is read, and comes first */
+    res->t[0][TEST_CORRECT].kernels[0] = '\0';
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "and mma_bf16 holds HMMA.16816.F32.BF16"));
+    /* A listing cut short (over 64 MB) that may not hold a launched kernel
+     * whole (it lacks it, or stops in it: the last one) could hold anything,
+     * so the stage is refused, saying why. A kernel it holds before its last
+     * passes; so does any stage while the listing is whole (a kernel of the
+     * grader's, not in the library). */
     corr->kernels_partial = 0;
     corr->v = V_PASS;
     perf->v = V_PASS;
@@ -297,15 +304,24 @@ START_TEST(refuses_instructions_below_the_stage)
     code.cut = 1;
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
     ck_assert_int_eq(corr->v, V_REJECTED);
-    ck_assert_ptr_nonnull(strstr(corr->msg, "launched unseen, whose machine code lies past the 64 "
-                                            "MB of cuobjdump's listing of build/lab9.so"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched unseen, and cuobjdump's listing of "
+                                            "build/lab9.so is longer than the 64 MB"));
     ck_assert_ptr_nonnull(strstr(perf->msg, "code the grader could not read"));
     corr->v = V_PASS;
     perf->v = V_PASS;
     snprintf(corr->kernels, sizeof corr->kernels, "%s", tf32);
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
-    code.cut = 0;
+    snprintf(corr->kernels, sizeof corr->kernels, "%s", fp64); /* the last kernel listed */
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched mma_fp64, and cuobjdump's listing"));
+    corr->v = V_PASS; /* cut and partial: what it launched is not known */
+    snprintf(corr->kernels, sizeof corr->kernels, "%s", tf32);
     corr->kernels_partial = 1;
+    snprintf(res->t[0][TEST_CORRECT].kernels, sizeof corr->kernels, "%s,%s", bf16, fp16);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched more kernels than the grader lists, and "
+                                            "cuobjdump's listing"));
+    code.cut = 0;
     /* A stage that is not correct keeps its verdict. */
     corr->v = V_WRONG;
     perf->v = V_SKIPPED;
@@ -327,6 +343,58 @@ START_TEST(refuses_instructions_below_the_stage)
 }
 END_TEST
 
+/* The code a GPU runs from a fat binary decides (a fallback for older GPUs
+ * is not held against a stage on an H200), and a callee listed apart from
+ * its kernel counts as the kernel's. */
+static const char fat_listing[] =
+    "\tcode for sm_75\n"
+    "\t\tFunction : _Z4fat1v\n"
+    "        /*0000*/                   HMMA.1688.F32 R4, R12, R20, R4 ;        /* 0x0 */\n"
+    "\t\t..........\n"
+    "\tcode for sm_90a\n"
+    "\t\tFunction : _Z4fat1v\n"
+    "        /*0000*/                   HMMA.1688.F32.TF32 R4, R12, R20, R4 ;   /* 0x0 */\n"
+    "\t\t..........\n"
+    "\t\tFunction : _Z4callv\n"
+    "        /*0000*/                   CALL.REL.NOINC `($_Z4callv$_Z4halfv) ;  /* 0x0 */\n"
+    "\t\tFunction : $_Z4callv$_Z4halfv\n"
+    "        /*0010*/                   HMMA.16816.F32 R4, R12, R20, R4 ;       /* 0x0 */\n"
+    "\t\t..........\n";
+
+START_TEST(refuses_only_the_code_the_gpu_runs)
+{
+    static const lab_stage stages[1] = {
+        {.title = "TF32", .symbol = "s0", .points_correct = 5,
+         .refused_ops = {GEMM_BELOW_TF32_OPS, GEMM_BELOW_TF32_TEXT}},
+    };
+    lab_spec spec = {.number = 9, .name = "test", .stages = stages, .n_stages = 1};
+    lab_results *res = calloc(1, sizeof *res);
+    ck_assert_ptr_nonnull(res);
+    test_record *corr = &res->t[0][TEST_CORRECT];
+    snprintf(corr->kernels, sizeof corr->kernels, "_Z4fat1v");
+    /* device (10 major + minor), the section it runs, whether refused */
+    static const int cases[][3] = {{90, 90, 0}, {75, 75, 1}, {86, 0, 1}, {0, 0, 1}, {120, 0, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sass_code code;
+        ck_assert_int_eq(sass_parse_for(fat_listing, &code, cases[i][0]), 0);
+        ck_assert_int_eq(code.n, 2); /* the callee is part of _Z4callv */
+        ck_assert_int_eq(code.loaded_sm, cases[i][1]);
+        corr->v = V_PASS;
+        ck_assert_int_eq(sass_refuse(&spec, res, &code), cases[i][2]);
+        ck_assert_int_eq(sass_uses(&code, "_Z4callv", "HMMA!TF32"), 1);
+        sass_free(&code);
+    }
+    sass_code code;
+    ck_assert_int_eq(sass_parse_for(fat_listing, &code, 90), 0);
+    snprintf(corr->kernels, sizeof corr->kernels, "_Z4callv");
+    corr->v = V_PASS;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched call, which holds HMMA.16816.F32"));
+    sass_free(&code);
+    free(res);
+}
+END_TEST
+
 Suite *make_sass_suite(void)
 {
     Suite *s = suite_create("sass");
@@ -335,6 +403,7 @@ Suite *make_sass_suite(void)
     tcase_add_test(tc, short_names);
     tcase_add_test(tc, report_names_what_is_missing);
     tcase_add_test(tc, refuses_instructions_below_the_stage);
+    tcase_add_test(tc, refuses_only_the_code_the_gpu_runs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -52,6 +52,26 @@ __global__ void scale_cols(const float *B, int K, int N) /* one thread a column 
     scaled_col_exp[col] = fp16_exponent(m);
 }
 
+/* How the FP16 mma is compiled: inline, or (a case that defines
+ * SCALED_FP16_CALLED before including this file) in a function of its own
+ * that the kernel calls. */
+#ifdef SCALED_FP16_CALLED
+#define SCALED_FP16_MMA_FN __noinline__
+#else
+#define SCALED_FP16_MMA_FN __forceinline__
+#endif
+
+__device__ SCALED_FP16_MMA_FN void fp16_mma(float *c, unsigned a0, unsigned a1, unsigned a2,
+                                            unsigned a3, unsigned b0, unsigned b1)
+{
+#if __CUDA_ARCH__ >= 800 /* the stage needs 8.0; older builds of this file do nothing */
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
+}
+
 __device__ __forceinline__ unsigned pack_fp16(float lo, float hi)
 {
     __half2 h = __floats2half2_rn(lo, hi); /* lo in the low half */
@@ -80,12 +100,7 @@ __global__ void scaled_fp16_kernel(int M, int N, int K, float alpha, const float
         unsigned a2 = pack_fp16(a_at(r_lo, ea_lo, k + 8), a_at(r_lo, ea_lo, k + 9));
         unsigned a3 = pack_fp16(a_at(r_hi, ea_hi, k + 8), a_at(r_hi, ea_hi, k + 9));
         unsigned b0 = pack_fp16(b_at(k), b_at(k + 1)), b1 = pack_fp16(b_at(k + 8), b_at(k + 9));
-#if __CUDA_ARCH__ >= 800 /* the stage needs 8.0; older builds of this file do nothing */
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-#endif
+        fp16_mma(c, a0, a1, a2, a3, b0, b1);
     }
 #if __CUDA_ARCH__ >= 800
     if (K < 0) /* never: a TF32 instruction for the technique check to find */
