@@ -91,7 +91,10 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
     code->n = 0;
     code->cut = 0;
     code->loaded_sm = loaded_arch(text, device_sm);
+    code->device_sm = device_sm;
+    code->last = -1;
     sass_kernel *cur = NULL;
+    int also = -1; /* a callee's kernel, credited with its opcodes too */
     int in_loaded = 0; /* in the section of the code the GPU runs */
     for (const char *line = text; line && *line;) {
         const char *end = strchr(line, '\n');
@@ -107,35 +110,42 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
             while (n > 0 && isspace((unsigned char)name[n - 1]))
                 n--;
             /* A callee listed apart from its kernel ("$kernel$callee") is
-             * part of that kernel. */
+             * part of that kernel too; the name itself stays an entry (an
+             * extern "C" kernel may be named so). */
             const char *dollar = n > 1 && name[0] == '$' ? memchr(name + 1, '$', n - 1) : NULL;
-            if (dollar && dollar > name + 1) {
-                n = (size_t)(dollar - name - 1);
-                name++;
-            }
-            char *copy = strndup(name, n);
-            if (!copy)
-                return -1;
-            cur = find(code, copy);
-            if (cur) {
-                free(copy);
-            } else {
-                sass_kernel *grown = realloc(code->k, (size_t)(code->n + 1) * sizeof *grown);
-                char *ops = strdup(" "), *ops_loaded = strdup(" ");
-                if (!grown || !ops || !ops_loaded) {
-                    free(copy);
-                    free(ops);
-                    free(ops_loaded);
-                    if (grown)
-                        code->k = grown;
+            also = -1;
+            for (int pass = 0; pass < (dollar && dollar > name + 1 ? 2 : 1); pass++) {
+                const char *nm = pass ? name + 1 : name;
+                size_t nn = pass ? (size_t)(dollar - name - 1) : n;
+                char *copy = strndup(nm, nn);
+                if (!copy)
                     return -1;
+                sass_kernel *k = find(code, copy);
+                if (k) {
+                    free(copy);
+                } else {
+                    sass_kernel *grown = realloc(code->k, (size_t)(code->n + 1) * sizeof *grown);
+                    char *ops = strdup(" "), *ops_loaded = strdup(" ");
+                    if (!grown || !ops || !ops_loaded) {
+                        free(copy);
+                        free(ops);
+                        free(ops_loaded);
+                        if (grown)
+                            code->k = grown;
+                        return -1;
+                    }
+                    code->k = grown;
+                    k = &code->k[code->n++];
+                    k->name = copy;
+                    k->ops = ops;
+                    k->ops_loaded = ops_loaded;
                 }
-                code->k = grown;
-                cur = &code->k[code->n++];
-                cur->name = copy;
-                cur->ops = ops;
-                cur->ops_loaded = ops_loaded;
+                if (pass)
+                    also = (int)(k - code->k);
+                else
+                    code->last = (int)(k - code->k);
             }
+            cur = &code->k[code->last];
         } else if (cur && slash && memmem(line, (size_t)(slash - line), "/*", 2)) {
             /* an instruction: an address in a comment, a predicate (@!P0) perhaps,
              * the opcode (LDG.E.128), its operands */
@@ -151,10 +161,13 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
             const char *op = p; /* letters of either case: HGMMA.64x256x8.F32.TF32 */
             while (p < stop && (isalnum((unsigned char)*p) || *p == '.' || *p == '_'))
                 p++;
-            if (p > op && isupper((unsigned char)*op) &&
-                (add_op(&cur->ops, op, (size_t)(p - op)) != 0 ||
-                 (in_loaded && add_op(&cur->ops_loaded, op, (size_t)(p - op)) != 0)))
-                return -1;
+            for (int i = 0; i < 2; i++) {
+                sass_kernel *k = i ? (also >= 0 ? &code->k[also] : NULL) : cur;
+                if (k && p > op && isupper((unsigned char)*op) &&
+                    (add_op(&k->ops, op, (size_t)(p - op)) != 0 ||
+                     (in_loaded && add_op(&k->ops_loaded, op, (size_t)(p - op)) != 0)))
+                    return -1;
+            }
         }
         line = end ? end + 1 : NULL;
     }
@@ -380,27 +393,16 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-/* The kernels another stage of the lab launched (its checked and timed
- * calls), comma-separated, into buf. */
-static void others_kernels(const lab_spec *spec, const lab_results *res, int stage, char *buf,
-                           size_t n)
-{
-    buf[0] = '\0';
-    for (int s = 0; s < spec->n_stages; s++)
-        for (int kind = 0; s != stage && kind < TEST_KINDS; kind++)
-            results_merge_names(buf, n, res->t[s][kind].kernels);
-}
-
 /* The first kernel holding an opcode of pattern, in the code the GPU runs
  * (the section of its architecture, else every section): of the list, or
- * when list is NULL of the whole library save the kernels in `others`. 1
- * with its short name and the opcode, or 0. */
-static int refused_in(const sass_code *code, const char *list, const char *others,
-                      const char *pattern, char *kernel, size_t kn, char *op, size_t on)
+ * when list is NULL of the whole library. 1 with its short name and the
+ * opcode, or 0. */
+static int refused_in(const sass_code *code, const char *list, const char *pattern, char *kernel,
+                      size_t kn, char *op, size_t on)
 {
     for (int i = 0; i < code->n; i++) {
         const sass_kernel *k = &code->k[i];
-        if (list ? !listed(list, k->name) : listed(others, k->name))
+        if (list && !listed(list, k->name))
             continue;
         size_t len;
         const char *ops = code->loaded_sm > 0 && k->ops_loaded[1] ? k->ops_loaded : k->ops;
@@ -421,10 +423,16 @@ static int listed_unread(const sass_code *code, const char *list, char *kernel, 
     char names[2 * sizeof ((test_record *)0)->kernels + 2];
     snprintf(names, sizeof names, "%s", list);
     for (char *save = NULL, *k = strtok_r(names, ",", &save); k; k = strtok_r(NULL, ",", &save))
-        if (!find(code, k) || (code->n > 0 && strcmp(code->k[code->n - 1].name, k) == 0)) {
+    {
+        const sass_kernel *f = find(code, k);
+        /* missing, the last listed (where the listing stopped), or without
+         * the code this GPU runs (a fat binary cut before its section) */
+        if (!f || (code->last >= 0 && f == &code->k[code->last]) ||
+            (code->device_sm > 0 && !f->ops_loaded[1])) {
             sass_short_name(k, kernel, kn);
             return 1;
         }
+    }
     return 0;
 }
 
@@ -437,17 +445,16 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
         if (!st->refused_ops.pattern || corr->v != V_PASS)
             continue;
         /* The kernels of its checked calls and of its timed ones; when either
-         * list is partial, every kernel of the library that no other stage
-         * launched answers for it too. */
+         * list is partial, every kernel of the library answers for it (in lab
+         * 7 the BF16 stages' kernels too: the message says how to avoid it). */
         int partial = corr->kernels_partial || perf->kernels_partial;
-        char list[2 * sizeof corr->kernels + 2], others[LAB_MAX_STAGES * sizeof corr->kernels];
+        char list[2 * sizeof corr->kernels + 2];
         snprintf(list, sizeof list, "%s,%s", corr->kernels, perf->kernels);
-        others_kernels(spec, res, s, others, sizeof others);
         char kernel[96], op[64];
         const char *pattern = st->refused_ops.pattern;
-        int from_list = refused_in(code, list, NULL, pattern, kernel, sizeof kernel, op, sizeof op);
+        int from_list = refused_in(code, list, pattern, kernel, sizeof kernel, op, sizeof op);
         int from_rest = !from_list && partial &&
-                        refused_in(code, NULL, others, pattern, kernel, sizeof kernel, op, sizeof op);
+                        refused_in(code, NULL, pattern, kernel, sizeof kernel, op, sizeof op);
         /* A listing cut short may not hold what the stage launched. */
         int unread = !from_list && !from_rest && code->cut &&
                      (partial || listed_unread(code, list, kernel, sizeof kernel));
@@ -469,14 +476,18 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
         else
             w = snprintf(corr->msg, sizeof corr->msg,
                          "stage %d (%.60s) %s%.80s%s holds %s, one of the %s: a stage must not "
-                         "compute below the precision it teaches. If that instruction is on a "
-                         "path the stage never takes, move the path into a kernel of its own "
-                         "(cuobjdump -sass build/lab%d.so shows each kernel's code).",
+                         "compute below the precision it teaches. %s (cuobjdump -sass "
+                         "build/lab%d.so shows each kernel's code).",
                          s, st->title,
-                         from_rest ? "launched more kernels than the grader lists, so every "
-                                     "kernel no other stage launched was read, and "
+                         from_rest ? "launched more kernels than the grader lists (over 8, or "
+                                     "names too long to list), so every kernel of the library "
+                                     "was read, and "
                                    : "launched ",
                          kernel, from_rest ? "" : ", which", op, st->refused_ops.text,
+                         from_rest ? "If the stage uses no such kernel, let it launch fewer "
+                                     "kernels, so that the grader can list them"
+                                   : "If that instruction is on a path the stage never takes, "
+                                     "move the path into a kernel of its own",
                          spec->number);
         (void)w; /* at most about 600 bytes with the texts of gemm_lab.h */
         if (perf->v == V_PASS || perf->v == V_SLOW) {

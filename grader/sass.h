@@ -22,14 +22,17 @@ typedef struct sass_code {
     int cut; /* the listing was longer than the grader reads: kernels past it are missing */
     int loaded_sm; /* the architecture whose code the GPU runs (90 for sm_90 or sm_90a);
                       0: unknown, or none (it would compile the PTX) */
+    int device_sm; /* as given to sass_parse_for */
+    int last; /* the kernel of the last "Function :" line, or -1 */
 } sass_code;
 
 /* Reads cuobjdump -sass output. A kernel that appears once per GPU
  * architecture of a fat binary gets the opcodes of all of them in ops; for a
  * GPU of compute capability device_sm (10 major + minor; 0: unknown) the
  * opcodes of the section it runs (its major version, the highest minor not
- * above its own) also go to ops_loaded. A callee listed as "$kernel$callee"
- * counts as its kernel's. 0, or -1 when out of memory. */
+ * above its own) also go to ops_loaded. An entry "$kernel$callee" keeps its
+ * name (an extern "C" kernel may be named so) and credits its opcodes to
+ * kernel too. 0, or -1 when out of memory. */
 int sass_parse_for(const char *text, sass_code *code, int device_sm);
 int sass_parse(const char *text, sass_code *code); /* device_sm 0 */
 void sass_free(sass_code *code);
@@ -79,9 +82,10 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
 
 /* For each stage with refused_ops (lab.h) whose correctness test passed: when
  * a kernel it launched (in checked or timed calls; when the stage's lists
- * are partial, also every kernel of the library that no other stage
- * launched) holds such an instruction in the code the GPU runs, or when a
- * listing cut short may not hold such a kernel whole, the correctness test
+ * are partial, any kernel of the library) holds such an instruction in the
+ * code the GPU runs, or when a listing cut short may not hold such a kernel
+ * whole (missing, the last one listed, or lacking the GPU's section), the
+ * correctness test
  * becomes REJECTED, naming the kernel and the instruction, and a passed speed
  * test SKIPPED. Returns how many stages it rejected. */
 int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code);

@@ -277,19 +277,16 @@ START_TEST(refuses_instructions_below_the_stage)
     snprintf(perf->kernels, sizeof perf->kernels, "%s,%sx", tf32, fp16);
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
     ck_assert_int_eq(perf->v, V_SLOW);
-    /* A partial list: every kernel of the library that no other stage
-     * launched is read too; stage 0 launched mma_bf16 (as lab 7's BF16
-     * stages hold BF16 kernels), so mma_fp16_dead is the one named. */
+    /* A partial list: every kernel of the library is read, those another
+     * stage launched too (it could call them), so mma_bf16 comes first; the
+     * message says how to avoid it. */
     corr->kernels_partial = 1;
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
     ck_assert_int_eq(corr->v, V_REJECTED);
-    ck_assert_ptr_nonnull(strstr(corr->msg, "so every kernel no other stage launched was read, "
-                                            "and mma_fp16_dead holds HMMA.16816.F32,"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "so every kernel of the library was read, and "
+                                            "mma_bf16 holds HMMA.16816.F32.BF16,"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "let it launch fewer kernels"));
     ck_assert_int_eq(perf->v, V_SKIPPED);
-    corr->v = V_PASS; /* nobody launched mma_bf16: it is read, and comes first */
-    res->t[0][TEST_CORRECT].kernels[0] = '\0';
-    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
-    ck_assert_ptr_nonnull(strstr(corr->msg, "and mma_bf16 holds HMMA.16816.F32.BF16"));
     /* A listing cut short (over 64 MB) that may not hold a launched kernel
      * whole (it lacks it, or stops in it: the last one) could hold anything,
      * so the stage is refused, saying why. A kernel it holds before its last
@@ -311,16 +308,11 @@ START_TEST(refuses_instructions_below_the_stage)
     perf->v = V_PASS;
     snprintf(corr->kernels, sizeof corr->kernels, "%s", tf32);
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
-    snprintf(corr->kernels, sizeof corr->kernels, "%s", fp64); /* the last kernel listed */
+    /* the kernel of the listing's last "Function :" line (the tile kernel's
+     * sm_90 code), where a cut listing stopped */
+    snprintf(corr->kernels, sizeof corr->kernels, "_Z11tile_kernelILi1EEvPKfPfii");
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
-    ck_assert_ptr_nonnull(strstr(corr->msg, "launched mma_fp64, and cuobjdump's listing"));
-    corr->v = V_PASS; /* cut and partial: what it launched is not known */
-    snprintf(corr->kernels, sizeof corr->kernels, "%s", tf32);
-    corr->kernels_partial = 1;
-    snprintf(res->t[0][TEST_CORRECT].kernels, sizeof corr->kernels, "%s,%s", bf16, fp16);
-    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
-    ck_assert_ptr_nonnull(strstr(corr->msg, "launched more kernels than the grader lists, and "
-                                            "cuobjdump's listing"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched tile_kernel, and cuobjdump's listing"));
     code.cut = 0;
     /* A stage that is not correct keeps its verdict. */
     corr->v = V_WRONG;
@@ -377,7 +369,7 @@ START_TEST(refuses_only_the_code_the_gpu_runs)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sass_code code;
         ck_assert_int_eq(sass_parse_for(fat_listing, &code, cases[i][0]), 0);
-        ck_assert_int_eq(code.n, 2); /* the callee is part of _Z4callv */
+        ck_assert_int_eq(code.n, 3); /* the callee's opcodes are _Z4callv's too */
         ck_assert_int_eq(code.loaded_sm, cases[i][1]);
         corr->v = V_PASS;
         ck_assert_int_eq(sass_refuse(&spec, res, &code), cases[i][2]);
@@ -390,6 +382,38 @@ START_TEST(refuses_only_the_code_the_gpu_runs)
     corr->v = V_PASS;
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
     ck_assert_ptr_nonnull(strstr(corr->msg, "launched call, which holds HMMA.16816.F32"));
+    /* An extern "C" kernel may itself be named "$a$b": it keeps its entry. */
+    snprintf(corr->kernels, sizeof corr->kernels, "$_Z4callv$_Z4halfv");
+    corr->v = V_PASS;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_int_eq(sass_uses(&code, "$_Z4callv$_Z4halfv", "HMMA!TF32"), 1);
+    /* Cut short, a listing whose kernel lacks the section this GPU runs (a
+     * fat binary cut before it) cannot clear it: refused. Whole, the
+     * sm_90a code decides, as above. */
+    snprintf(corr->kernels, sizeof corr->kernels, "_Z4fat1v");
+    corr->v = V_PASS;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    sass_free(&code);
+    static const char cut_fat[] = "\tcode for sm_75\n"
+                                  "\t\tFunction : _Z4fat1v\n"
+                                  "        /*0000*/   HMMA.1688.F32.TF32 R4, R12, R20, R4 ; /* 0x0 */\n"
+                                  "\t\tFunction : _Z5otherv\n"
+                                  "        /*0000*/   FFMA R4, R12, R20, R4 ; /* 0x0 */\n";
+    ck_assert_int_eq(sass_parse_for(cut_fat, &code, 90), 0);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0); /* whole: the sm_75 code, all there is */
+    code.cut = 1;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched fat1, and cuobjdump's listing"));
+    corr->v = V_PASS; /* cut, and a partial list: what it launched is not known */
+    snprintf(corr->kernels, sizeof corr->kernels, "_Z5otherv");
+    /* not the last, but without this GPU's section either: refused */
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched other, and cuobjdump's listing"));
+    corr->v = V_PASS;
+    corr->kernels_partial = 1;
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched more kernels than the grader lists, and "
+                                            "cuobjdump's listing"));
     sass_free(&code);
     free(res);
 }
