@@ -26,6 +26,7 @@ int launch_trace_last(launch_config *last);
  * goes through __cudaLaunchKernel, older runtimes' through cudaLaunchKernel:
  * the trace sees both. */
 #define LAUNCH_TRACE_MAX_NAMES 8
+#define LAUNCH_TRACE_MAX_NAMES_TEXT "8" /* the same, for messages */
 size_t launch_trace_kernels(char *buf, size_t n);
 /* How many distinct kernels were launched since the reset, named or not. */
 int launch_trace_kernel_count(void);

@@ -37,6 +37,8 @@ static sass_kernel *find(const sass_code *code, const char *name)
  * many times over); a longer one is cut (sass_code.cut). */
 #define SASS_MAX_MB 64
 
+_Static_assert(LAUNCH_TRACE_MAX_NAMES == 8, "LAUNCH_TRACE_MAX_NAMES_TEXT says 8");
+
 /* Adds opcode op (len bytes) to a set of opcodes (*ops). */
 static int add_op(char **ops, const char *op, size_t len)
 {
@@ -80,6 +82,33 @@ static int loaded_arch(const char *text, int device_sm)
     return best;
 }
 
+/* The index of the entry named by the n bytes at name, made (with empty
+ * opcode sets) when there is none yet; -1 when out of memory. */
+static int kernel_entry(sass_code *code, const char *name, size_t n)
+{
+    char *copy = strndup(name, n);
+    if (!copy)
+        return -1;
+    sass_kernel *k = find(code, copy);
+    if (k) {
+        free(copy);
+        return (int)(k - code->k);
+    }
+    sass_kernel *grown = realloc(code->k, (size_t)(code->n + 1) * sizeof *grown);
+    char *ops = strdup(" "), *ops_loaded = strdup(" ");
+    if (!grown || !ops || !ops_loaded) {
+        free(copy);
+        free(ops);
+        free(ops_loaded);
+        if (grown)
+            code->k = grown;
+        return -1;
+    }
+    code->k = grown;
+    code->k[code->n] = (sass_kernel){copy, ops, ops_loaded};
+    return code->n++;
+}
+
 int sass_parse(const char *text, sass_code *code)
 {
     return sass_parse_for(text, code, 0);
@@ -114,37 +143,11 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
              * extern "C" kernel may be named so). */
             const char *dollar = n > 1 && name[0] == '$' ? memchr(name + 1, '$', n - 1) : NULL;
             also = -1;
-            for (int pass = 0; pass < (dollar && dollar > name + 1 ? 2 : 1); pass++) {
-                const char *nm = pass ? name + 1 : name;
-                size_t nn = pass ? (size_t)(dollar - name - 1) : n;
-                char *copy = strndup(nm, nn);
-                if (!copy)
-                    return -1;
-                sass_kernel *k = find(code, copy);
-                if (k) {
-                    free(copy);
-                } else {
-                    sass_kernel *grown = realloc(code->k, (size_t)(code->n + 1) * sizeof *grown);
-                    char *ops = strdup(" "), *ops_loaded = strdup(" ");
-                    if (!grown || !ops || !ops_loaded) {
-                        free(copy);
-                        free(ops);
-                        free(ops_loaded);
-                        if (grown)
-                            code->k = grown;
-                        return -1;
-                    }
-                    code->k = grown;
-                    k = &code->k[code->n++];
-                    k->name = copy;
-                    k->ops = ops;
-                    k->ops_loaded = ops_loaded;
-                }
-                if (pass)
-                    also = (int)(k - code->k);
-                else
-                    code->last = (int)(k - code->k);
-            }
+            code->last = kernel_entry(code, name, n);
+            if (dollar && dollar > name + 1)
+                also = kernel_entry(code, name + 1, (size_t)(dollar - name - 1));
+            if (code->last < 0 || (dollar && dollar > name + 1 && also < 0))
+                return -1;
             cur = &code->k[code->last];
         } else if (cur && slash && memmem(line, (size_t)(slash - line), "/*", 2)) {
             /* an instruction: an address in a comment, a predicate (@!P0) perhaps,
@@ -479,9 +482,9 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
                          "compute below the precision it teaches. %s (cuobjdump -sass "
                          "build/lab%d.so shows each kernel's code).",
                          s, st->title,
-                         from_rest ? "launched more kernels than the grader lists (over 8, or "
-                                     "names too long to list), so every kernel of the library "
-                                     "was read, and "
+                         from_rest ? "launched more kernels than the grader lists (over "
+                                     LAUNCH_TRACE_MAX_NAMES_TEXT ", or names too long to list), "
+                                     "so every kernel of the library was read, and "
                                    : "launched ",
                          kernel, from_rest ? "" : ", which", op, st->refused_ops.text,
                          from_rest ? "If the stage uses no such kernel, let it launch fewer "
