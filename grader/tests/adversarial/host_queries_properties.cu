@@ -4,7 +4,7 @@
  * the reference kernel. Nothing of it is hidden from the kernel audit; any
  * dark time it leaves is reported, never counted against the stage, which
  * is not REJECTED. (Its speed is another matter: the GPU's wait is inside
- * the measured time.) Written after the last GPU run of 2026-12-02.
+ * the measured time.) PASS on the H200 (2026-12-02).
  * grade-args: --stage 5 --quick
  * expect-exit: 0
  * expect: 5 correctness PASS
