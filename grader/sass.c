@@ -308,8 +308,9 @@ int sass_read_library(const char *lib, sass_code *code, char *err, size_t errn)
     return rc;
 }
 
-/* Reports whether stage s's correct kernels show technique t; 1 when they
- * do not (the first such finding, lacking == 0, heads the list). */
+/* Reports whether the kernels a correct stage s launched (in its checked
+ * calls and in its timed ones, as sass_refuse reads them) show technique t;
+ * 1 when they do not (the first such finding, lacking == 0, heads the list). */
 static int technique_report(FILE *f, const lab_spec *spec, lab_results *res, const sass_code *code,
                             int stage, const lab_technique *t, int lacking,
                             const lab_technique **missing)
@@ -317,8 +318,9 @@ static int technique_report(FILE *f, const lab_spec *spec, lab_results *res, con
     test_record *rec = &res->t[stage][TEST_CORRECT];
     if (rec->v != V_PASS || !rec->kernels[0])
         return 0;
-    char names[sizeof rec->kernels];
+    char names[2 * sizeof rec->kernels + 2];
     snprintf(names, sizeof names, "%s", rec->kernels);
+    results_merge_names(names, sizeof names, res->t[stage][TEST_PERF].kernels);
     int used = 0, seen = 0;
     char shown[256] = "";
     size_t len = 0;
