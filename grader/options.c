@@ -266,7 +266,7 @@ void options_usage(FILE *f)
           "                    appended to $GITHUB_OUTPUT (or printed when it is unset)\n"
           "  --autolab         end with Autolab's scores line, {\"scores\": {...}}\n"
           "  --plot DIR        an SVG chart per lab in DIR: each stage's speed, the ceiling,\n"
-          "                    the thresholds, the reference solution on the same GPU\n"
+          "                    the thresholds, and the reference's speed on an H200\n"
           "  --html FILE       one self-contained page: scoreboard, charts, what to fix\n"
           "  --from FILE       no grading: take the results from a --json FILE (to make\n"
           "                    charts, reports or other formats again, without a GPU)\n"
