@@ -57,25 +57,40 @@ static int add_op(char **ops, const char *op, size_t len)
     return 0;
 }
 
-/* The architecture of a "code for sm_90a" line (90), or -1 for another line. */
-static int section_arch(const char *line, size_t len)
+/* The architecture of a "code for sm_90a" line (90), or -1 for another
+ * line; *specific is 1 for an architecture-specific section ("a"), which
+ * only a GPU of exactly that compute capability loads. */
+static int section_arch(const char *line, size_t len, int *specific)
 {
     const char *at = memmem(line, len, "code for sm_", 12);
     if (!at || at + 12 >= line + len || !isdigit((unsigned char)at[12]))
         return -1;
+    const char *p = at + 12;
+    while (p < line + len && isdigit((unsigned char)*p))
+        p++;
+    *specific = p < line + len && *p == 'a';
     return atoi(at + 12);
 }
 
-/* The code a GPU of compute capability device_sm (10 major + minor) runs
- * from a fat binary: the section of its major version with the highest
- * minor not above its own; 0 when there is none (it would compile the PTX). */
+/* Whether a GPU of compute capability device_sm (10 major + minor) can run
+ * a section built for arch: its major version, a minor not above its own,
+ * and for an "a" section exactly its own. */
+static int runs_on(int arch, int specific, int device_sm)
+{
+    return arch > 0 && arch / 10 == device_sm / 10 && arch <= device_sm &&
+           (!specific || arch == device_sm);
+}
+
+/* The code a GPU of compute capability device_sm runs from a fat binary:
+ * the section it can run with the highest minor; 0 when there is none (it
+ * would compile the PTX). */
 static int loaded_arch(const char *text, int device_sm)
 {
-    int best = 0;
+    int best = 0, specific;
     for (const char *line = text; device_sm > 0 && line && *line;) {
         const char *end = strchr(line, '\n');
-        int arch = section_arch(line, end ? (size_t)(end - line) : strlen(line));
-        if (arch > 0 && arch / 10 == device_sm / 10 && arch <= device_sm && arch > best)
+        int arch = section_arch(line, end ? (size_t)(end - line) : strlen(line), &specific);
+        if (runs_on(arch, specific, device_sm) && arch > best)
             best = arch;
         line = end ? end + 1 : NULL;
     }
@@ -125,14 +140,16 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
     sass_kernel *cur = NULL;
     int also = -1; /* a callee's kernel, credited with its opcodes too */
     int in_loaded = 0; /* in the section of the code the GPU runs */
+    int specific;
     for (const char *line = text; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         const char *fn = memmem(line, len, "Function : ", 11);
         const char *slash = memmem(line, len, "*/", 2);
-        int arch = section_arch(line, len);
+        int arch = section_arch(line, len, &specific);
         if (arch > 0)
-            in_loaded = code->loaded_sm > 0 && arch == code->loaded_sm;
+            in_loaded = code->loaded_sm > 0 && arch == code->loaded_sm &&
+                        runs_on(arch, specific, device_sm);
         if (fn) {
             const char *name = fn + 11;
             size_t n = (size_t)(line + len - name);
