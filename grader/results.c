@@ -209,6 +209,14 @@ int results_points(const lab_spec *spec, int stage, int kind, const test_record 
     return t->graded && t->v == V_PASS ? results_max_points(spec, stage, kind) : 0;
 }
 
+int results_names_has(const char *list, const char *name, size_t len)
+{
+    for (const char *p = list; len && (p = strstr(p, name)) != NULL; p++)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
 int results_merge_names(char *list, size_t n, const char *names)
 {
     int dropped = 0;
@@ -222,9 +230,7 @@ int results_merge_names(char *list, size_t n, const char *names)
             continue;
         }
         snprintf(one, sizeof one, "%.*s", (int)len, name);
-        int known = 0;
-        for (const char *p = list; len && !known && (p = strstr(p, one)) != NULL; p++)
-            known = (p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
+        int known = results_names_has(list, one, len);
         size_t have = strlen(list);
         if (len && !known && have + len + 2 <= n)
             snprintf(list + have, n - have, "%s%s", have ? "," : "", one);

@@ -405,16 +405,6 @@ int sass_require(const lab_spec *spec, lab_results *res, const lab_technique *co
 
 /* ---- instructions a stage must not hold (lab_stage.refused_ops) ---- */
 
-/* Is name one of the comma-separated list's names (whole names only)? */
-static int listed(const char *list, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = list; len && (p = strstr(p, name)) != NULL; p++)
-        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
-            return 1;
-    return 0;
-}
-
 /* The first kernel holding an opcode of pattern, in the code the GPU runs
  * (the section of its architecture, else every section): of the list, or
  * when list is NULL of the whole library. 1 with its short name and the
@@ -424,7 +414,7 @@ static int refused_in(const sass_code *code, const char *list, const char *patte
 {
     for (int i = 0; i < code->n; i++) {
         const sass_kernel *k = &code->k[i];
-        if (list && !listed(list, k->name))
+        if (list && !results_names_has(list, k->name, strlen(k->name)))
             continue;
         size_t len;
         const char *ops = code->loaded_sm > 0 && k->ops_loaded[1] ? k->ops_loaded : k->ops;

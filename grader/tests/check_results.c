@@ -49,6 +49,13 @@ START_TEST(kernel_names_merge)
     longer[sizeof longer - 1] = '\0';
     ck_assert_int_eq(results_merge_names(big, sizeof big, longer), 1);
     ck_assert_str_eq(big, "");
+    /* whole names only: first, middle, last; not a prefix, a suffix or "" */
+    ck_assert(results_names_has(list, "_Z1av", 5));
+    ck_assert(results_names_has(list, "_Z1bv", 5));
+    ck_assert(results_names_has(list, "_Z1a", 4));
+    ck_assert(!results_names_has(list, "_Z1", 3));
+    ck_assert(!results_names_has(list, "1bv", 3));
+    ck_assert(!results_names_has(list, "", 0));
 }
 END_TEST
 
