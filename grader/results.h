@@ -112,8 +112,8 @@ void results_set_region(void *p, size_t bytes);
  * names that it does not hold yet, as far as there is room. Returns how many
  * names found no room (or were too long to hold). */
 int results_merge_names(char *list, size_t n, const char *names);
-/* Whether the comma-separated list holds the len bytes at name as one of
- * its whole names. */
+/* Whether the comma-separated list holds name (a string, len its length)
+ * as one of its whole names. */
 int results_names_has(const char *list, const char *name, size_t len);
 
 /* Points a test earns: its max points when it passed, else 0. */
