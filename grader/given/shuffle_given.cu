@@ -14,9 +14,9 @@
 /* Given: one block scans everything, tile after tile.                        */
 /* 1024 threads each take 16 consecutive elements of a 16384-element tile,    */
 /* scan them in registers, and combine their totals with a scan in shared     */
-/* memory (a step per power of two, a barrier per step); the running total   */
-/* of the tiles before is carried in a register. One SM does all the work:   */
-/* the yardstick for stages 5 to 7.                                           */
+/* memory (a step per power of two, two barriers per step); the running       */
+/* total of the tiles before is carried in a register. One SM does all the    */
+/* work: the yardstick for stages 5 to 7.                                     */
 /* ------------------------------------------------------------------------ */
 
 enum { ONE_THREADS = 1024, ONE_ITEMS = 16 };

@@ -18,9 +18,9 @@
 /* Given: one block scans everything, tile after tile.                        */
 /* 1024 threads each take 16 consecutive elements of a 16384-element tile,    */
 /* scan them in registers, and combine their totals with a scan in shared     */
-/* memory (a step per power of two, a barrier per step); the running total   */
-/* of the tiles before is carried in a register. One SM does all the work:   */
-/* the yardstick for stages 5 to 7.                                           */
+/* memory (a step per power of two, two barriers per step); the running       */
+/* total of the tiles before is carried in a register. One SM does all the    */
+/* work: the yardstick for stages 5 to 7.                                     */
 /* ------------------------------------------------------------------------ */
 
 enum { ONE_THREADS = 1024, ONE_ITEMS = 16 };
@@ -243,7 +243,8 @@ extern "C" lab_status reduce_shuffle(const float *d_in, size_t n, float *d_out, 
 /* load 0 and still call the shuffle (the full mask promises that all 32      */
 /* lanes do), and only the lanes below n store. Keep every loop condition the */
 /* same for the whole warp.                                                   */
-/* Expect: close to a copy's bandwidth; the speed is reported, not graded.   */
+/* Expect: about two thirds of a copy's bandwidth; the speed is reported,     */
+/* not graded.                                                                */
 /* ------------------------------------------------------------------------ */
 
 /* TODO(lab3.s3): warp_inclusive_scan and your kernel. */

@@ -213,13 +213,16 @@ extern "C" lab_status gemm_warp_tile(int M, int N, int K, float alpha, const flo
 /*       :: "r"(d), "l"(src_in_global), "r"(bytes)); // 16, or 0: zeros     */
 /*   asm volatile("cp.async.commit_group;" ::);                             */
 /*   asm volatile("cp.async.wait_group 1;" ::);  // then __syncthreads()    */
+/*   (1 with three tiles in flight; tiles in flight minus 2 in general)     */
 /*   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "               */
 /*       "{%0, %1, %2, %3}, [%4];" : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]),    */
 /*       "=r"(a[3]) : "r"(d));  // lane l: row l % 16, column 4 * (l / 16)  */
-/* These need compute capability 8.0: keep your stage 8 device code between */
-/* #if __CUDA_ARCH__ >= 800 and #endif, or on a 7.5 GPU (a T4, or a        */
-/* machine without a GPU: make builds for sm_75 there) the whole library    */
-/* fails to build, every stage with it.                                     */
+/* The TF32 mma, cp.async and cvt.rna.tf32 need compute capability 8.0:     */
+/* guard your kernels' bodies (not their declarations: the host code that   */
+/* launches them must see them) and your asm helpers with                   */
+/* #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800 ... #endif, or on a  */
+/* 7.5 GPU (a T4, or a machine without a GPU: make builds for sm_75 there)  */
+/* the whole library fails to build, every stage with it.                   */
 /* ------------------------------------------------------------------------ */
 /* TODO(lab4.s8): your kernel. */
 

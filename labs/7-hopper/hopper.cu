@@ -517,9 +517,10 @@ extern "C" lab_status hopper_persistent(int M, int N, int K, const unsigned shor
 /* ------------------------------------------------------------------------ */
 /* Stage 5 (bonus): lab 4's problem in TF32 (hopper.h).                     */
 /* C = A B with A (M x K) and B (K x N) row-major FP32, as in lab 4: the    */
-/* problem lab 4's stage 8 takes to about 40% of cuBLAS TF32 on Hopper with */
-/* mma.sync. wgmma reads a TF32 operand from shared memory only K-major     */
-/* (its transpose flags exist for 16-bit types alone), and B is N-major;    */
+/* problem lab 4's stage 8 takes to about a third of cuBLAS TF32 on the     */
+/* H200 with mma.sync. wgmma reads a TF32 operand from shared memory only   */
+/* K-major (its transpose flags exist for 16-bit types alone), and B is     */
+/* N-major;                                                                 */
 /* but only wgmma's first operand may come from registers, and then in      */
 /* whatever layout the threads load it from. So make B the first operand:   */
 /* compute C^T = B^T A^T.                                                   */
