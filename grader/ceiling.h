@@ -24,6 +24,22 @@ int ceiling_preload(int lab, char *err, size_t errn);
  * or not loadable: the grader's fault, a SETUP ERROR). */
 void *given_open(int lab, char *err, size_t errn);
 
+/* In the parent, before any grading child runs: a sealed copy in memory
+ * (memfd_create, sealed against every write) of the library at path, and
+ * the path a child opens to load it, /proc/self/fd/N (the descriptor is
+ * inherited); path itself where no copy can be made (memfd_create missing,
+ * or its files not executable). Student code runs in the grading children
+ * and may rename, replace or rewrite any file its user may: with the copy,
+ * every later child loads the bytes that were checked. The same path twice
+ * gives the same copy. */
+const char *library_snapshot(const char *path);
+
+/* In the parent, before any grading child runs: sealed copies of the grader's
+ * own kernels (devcheck) and of lab `lab`'s ceiling and given libraries
+ * (those that are built), which ceiling_load, ceiling_preload and given_open
+ * then load instead of the files. */
+void ceiling_snapshot(int lab);
+
 /* In the parent: 1 when lab `lab`'s given stages are built (given_open will
  * find them), 0 when not. */
 int given_built(int lab);

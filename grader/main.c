@@ -787,6 +787,7 @@ typedef struct session {
     const lab_spec *specs[OPT_MAX_LABS];
     char libs[OPT_MAX_LABS][PATH_MAX + 64];
     const char *lib_names[OPT_MAX_LABS];
+    const char *loads[OPT_MAX_LABS]; /* each library's sealed copy (library_snapshot) */
     unsigned gated[OPT_MAX_LABS]; /* stages this GPU cannot grade */
     unsigned scaled[OPT_MAX_LABS], scaled_out[OPT_MAX_LABS]; /* scale_by_sms */
     int n_gated;                  /* labs with such stages */
@@ -965,6 +966,11 @@ static int check_lab_library(session *g, int i)
         }
     }
     g->lib_names[i] = lib;
+    /* Before any child runs: what every child will load, and what the checks
+     * below and the machine-code reading read, whatever student code does to
+     * the files later (an earlier lab's children run before this lab's). */
+    g->loads[i] = library_snapshot(lib);
+    ceiling_snapshot(spec->number);
     if (o->stage_mask >> spec->n_stages) {
         int missing = spec->n_stages;
         while (!(o->stage_mask & (1u << missing)))
@@ -976,7 +982,7 @@ static int check_lab_library(session *g, int i)
     if (check_library(&g->fb, spec, lib, hint) != 0)
         return EXIT_FAILED;
     char why[512];
-    int refused = policy_check(lib, spec->forbidden_calls, why, sizeof why);
+    int refused = policy_check(g->loads[i], spec->forbidden_calls, why, sizeof why);
     if (refused == POLICY_SETUP) {
         say(&g->fb, stdout, "grade: cannot check %s: %s.\nNothing was graded.\n", lib, why);
         return EXIT_FAILED;
@@ -1102,6 +1108,7 @@ static int build_suites(session *g)
         run->res = &g->res[i];
         run->res->lab = g->specs[i]->number;
         snprintf(run->lib, sizeof run->lib, "%s", g->libs[i]);
+        snprintf(run->load, sizeof run->load, "%s", g->loads[i]);
         run->seed = o->seed;
         run->reps = o->reps;
         run->stage_mask = o->stage_mask;
@@ -1143,7 +1150,7 @@ static int run_suites(session *g)
     for (int i = 0; i < g->n; i++) {
         const lab_spec *spec = g->specs[i];
         double t0 = tm_now();
-        sass_begin(&g->sass[i], spec, g->libs[i], 10 * g->dev.cc_major + g->dev.cc_minor);
+        sass_begin(&g->sass[i], spec, g->loads[i], 10 * g->dev.cc_major + g->dev.cc_minor);
         tm_start(TM_INPUTS);
         for (int size = 0; spec->pregenerate && size < spec->n_sizes; size++)
             if (size_graded(spec, size, o, graded_mask(&g->lc, spec)) &&

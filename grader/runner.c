@@ -343,7 +343,7 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     }
     child_sandbox(run, rec);
     library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
-    env->lib = dlopen(run->lib, RTLD_NOW | RTLD_LOCAL);
+    env->lib = dlopen(run->load[0] ? run->load : run->lib, RTLD_NOW | RTLD_LOCAL);
     if (!env->lib)
         finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
     tm_enter(TM_OTHER);

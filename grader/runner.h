@@ -22,6 +22,8 @@ typedef struct grade_run {
     const lab_spec *spec;
     lab_results *res;    /* in the shared page */
     char lib[4200];      /* the lab library to grade (a path of up to PATH_MAX + 64) */
+    char load[4200];     /* what a child loads for it: its sealed copy (library_snapshot),
+                          * or lib itself where none could be made */
     uint64_t seed;
     int reps;
     unsigned stage_mask; /* bit s: stage s is graded; 0: all stages */

@@ -428,6 +428,21 @@ static int refused_in(const sass_code *code, const char *list, const char *patte
     return 0;
 }
 
+/* A kernel of the list that the listing does not hold at all: code the
+ * library did not carry in its own machine code (a module it registered or
+ * loaded at run time), which cannot be read. 1 with its short name; else 0. */
+static int listed_missing(const sass_code *code, const char *list, char *kernel, size_t kn)
+{
+    char names[2 * sizeof ((test_record *)0)->kernels + 2];
+    snprintf(names, sizeof names, "%s", list);
+    for (char *save = NULL, *k = strtok_r(names, ",", &save); k; k = strtok_r(NULL, ",", &save))
+        if (!find(code, k)) {
+            sass_short_name(k, kernel, kn);
+            return 1;
+        }
+    return 0;
+}
+
 /* A kernel of the list that a cut listing may not hold whole (missing, or
  * the last one, where the listing stopped): 1 with its short name; else 0. */
 static int listed_unread(const sass_code *code, const char *list, char *kernel, size_t kn)
@@ -470,14 +485,25 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
         /* A listing cut short may not hold what the stage launched. */
         int unread = !from_list && !from_rest && code->cut &&
                      (partial || listed_unread(code, list, kernel, sizeof kernel));
-        if (!from_list && !from_rest && !unread)
+        /* A whole listing without a kernel the stage launched: code loaded
+         * at run time, which nothing here can read. */
+        int foreign = !from_list && !from_rest && !unread &&
+                      listed_missing(code, list, kernel, sizeof kernel);
+        if (!from_list && !from_rest && !unread && !foreign)
             continue;
         if (unread && partial)
             snprintf(kernel, sizeof kernel, "more kernels than the grader lists");
         results_open(); /* the grader's parent: the records stay writable for it */
         corr->v = V_REJECTED;
         int w;
-        if (unread)
+        if (foreign)
+            w = snprintf(corr->msg, sizeof corr->msg,
+                         "stage %d (%.60s) launched %.80s, whose machine code is not in "
+                         "build/lab%d.so (a module registered or loaded at run time?), so the "
+                         "grader cannot tell whether it holds %s. Compile every kernel the "
+                         "stage launches into your lab file.",
+                         s, st->title, kernel, spec->number, st->refused_ops.text);
+        else if (unread)
             w = snprintf(corr->msg, sizeof corr->msg,
                          "stage %d (%.60s) launched %.80s, and cuobjdump's listing of "
                          "build/lab%d.so is longer than the %d MB the grader reads, so it cannot "
@@ -507,7 +533,7 @@ int sass_refuse(const lab_spec *spec, lab_results *res, const sass_code *code)
             snprintf(perf->msg, sizeof perf->msg,
                      "not counted: stage %d's machine code holds %s, which it must not "
                      "(its correctness test says where)",
-                     s, unread ? "code the grader could not read" : op);
+                     s, unread || foreign ? "code the grader could not read" : op);
         }
         refused++;
     }

@@ -210,6 +210,8 @@ static const char fake_grade[] =
     "  *hidesgpu*) v='SETUP ERROR' score=0 code=1 fault=submission\n"
     "     m='could not allocate the input buffer: cudaErrorMemoryAllocation (out of memory). "
     "This happened after your library was loaded' ;;\n"
+    "  *tamper*) echo '# changed' >> \"$CUDA_LABS_COURSE_FILE\"; v=FAIL score=30 code=1 "
+    "fault=submission m='a stage that wrote a course file' ;;\n"
     "  *realfault*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE2\" --json \"$json\" ;;\n"
     "  *real*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE\" --json \"$json\" ;;\n"
     "  *) exit 3 ;;\n"
@@ -220,27 +222,40 @@ static const char fake_grade[] =
     "\"$fault\" \"$score\" > \"$json\"\n"
     "exit $code\n";
 
+/* DIR/subs/STUDENT/reduce.cu: lab 2's skeleton under a first line that tells
+ * the fake grader what to do. */
+static void fake_submission(const char *dir, const char *student, const char *kind)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "set -e; mkdir -p %s/subs/%s && { echo '// %s'; cat labs/2-reduce/reduce.cu; } "
+             "> %s/subs/%s/reduce.cu",
+             dir, student, kind, dir, student);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The fake grader, written to DIR/fake-grade (its path into grade). */
+static void write_fake_grade(const char *dir, char *grade, size_t n)
+{
+    snprintf(grade, n, "%s/fake-grade", dir);
+    FILE *f = fopen(grade, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(fake_grade, f);
+    fclose(f);
+    ck_assert_int_eq(chmod(grade, 0755), 0);
+}
+
 START_TEST(batch_books_grader_faults)
 {
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     const char *kinds[] = {"crash",    "hang", "silent", "ceiling",  "renamed",
                            "hidesgpu", "odd",  "real",   "realfault"};
-    char cmd[4096];
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        snprintf(cmd, sizeof cmd,
-                 "set -e; mkdir -p %s/subs/%s && { echo '// %s'; cat labs/2-reduce/reduce.cu; } "
-                 "> %s/subs/%s/reduce.cu",
-                 dir, kinds[i], kinds[i], dir, kinds[i]);
-        ck_assert_int_eq(system(cmd), 0);
-    }
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        fake_submission(dir, kinds[i], kinds[i]);
     char grade[400];
-    snprintf(grade, sizeof grade, "%s/fake-grade", dir);
-    FILE *f = fopen(grade, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(fake_grade, f);
-    fclose(f);
-    ck_assert_int_eq(chmod(grade, 0755), 0);
+    write_fake_grade(dir, grade, sizeof grade);
+    FILE *f;
     /* "real": the results file as the grader writes it (./grade --from a
      * recorded run, 40 of 70 points), so the batch reads the real format. */
     char fixture[400], real[4096];
@@ -290,6 +305,34 @@ START_TEST(batch_books_grader_faults)
     HAS("batch: 6 of 9 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* Graded code runs as the user running the batch and can write the course's
+ * files (the grader, its libraries) for the students after it: the batch
+ * notices the change before the next student, grades no one more (a fault
+ * on the grader's side, charged to no one) and names who came before. */
+START_TEST(batch_stops_when_course_files_change)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    fake_submission(dir, "a-first", "tamper");
+    fake_submission(dir, "b-next", "renamed");
+    char grade[400];
+    write_fake_grade(dir, grade, sizeof grade);
+    setenv("CUDA_LABS_COURSE_FILE", grade, 1); /* the grader the batch copies to each student */
+    int rc = run_batch(dir, 2, 1, grade, "10", NULL);
+    unsetenv("CUDA_LABS_COURSE_FILE");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "a-first,lab2,30,110,some tests failed\n");
+    char line[1024];
+    snprintf(line, sizeof line, "b-next,lab2,,,\"not graded: the course's files (%s", grade);
+    BOOK_HAS(book, line);
+    BOOK_HAS(book, "changed during the batch, after a-first was graded: a submission may have "
+                   "written them. Rebuild them and grade the rest again\"\n");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -366,6 +409,7 @@ Suite *make_batch_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, batch_without_gpu, 0, labs_of(0, specs));
     tcase_add_test(tc, batch_books_grader_faults);
+    tcase_add_test(tc, batch_stops_when_course_files_change);
     tcase_add_test(tc, slurm_array);
     suite_add_tcase(s, tc);
     return s;

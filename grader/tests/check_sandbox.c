@@ -28,6 +28,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../ceiling.h"
 #include "../elfsym.h"
 #include "../runner.h"
 #include "../sandbox.h"
@@ -777,12 +778,58 @@ START_TEST(escape_hatch)
 }
 END_TEST
 
+/* ---- the libraries a child loads: sealed copies, not the files ---------------- */
+
+/* Student code runs in the grading children and may rename, replace or
+ * rewrite any file its user may, the course's libraries beside the grader
+ * included (which a child loads before its filter is on). The parent loads
+ * nothing: it copies each library into a sealed memory file first, and the
+ * children load the copy. */
+START_TEST(children_load_sealed_copies)
+{
+    const char *src = "build/tests/policy/legit.so"; /* loads without a GPU */
+    int in = open(src, O_RDONLY);
+    ck_assert_msg(in >= 0, "%s is not built (make test builds it)", src);
+    char tmp[] = "/tmp/cudalabs-snapshot-XXXXXX";
+    int out = mkstemp(tmp);
+    ck_assert_int_ge(out, 0);
+    char buf[4096];
+    for (ssize_t got; (got = read(in, buf, sizeof buf)) > 0;)
+        ck_assert_int_eq(write(out, buf, (size_t)got), got);
+    close(in);
+    close(out);
+    const char *load = library_snapshot(tmp);
+    ck_assert_msg(strncmp(load, "/proc/self/fd/", 14) == 0, "no sealed copy: %s", load);
+    ck_assert_str_eq(library_snapshot(tmp), load); /* one copy per file */
+    /* The file rewritten in place: the copy keeps what was there. */
+    out = open(tmp, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(out, 0);
+    ck_assert_int_eq(write(out, "not a library", 13), 13);
+    close(out);
+    ck_assert_ptr_null(dlopen(tmp, RTLD_NOW | RTLD_LOCAL));
+    void *lib = dlopen(load, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    ck_assert_ptr_nonnull(dlsym(lib, "legit_stage"));
+    /* Nobody can change the copy: every write is refused. */
+    int rw = open(load, O_RDWR);
+    ck_assert_int_ge(rw, 0);
+    ck_assert_int_lt(pwrite(rw, "x", 1, 0), 0);
+    ck_assert_int_eq(errno, EPERM);
+    ck_assert_int_lt(ftruncate(rw, 0), 0);
+    close(rw);
+    /* A file that is not there gives its own path (the loader then says so). */
+    ck_assert_str_eq(library_snapshot("/nonexistent/cudalabs.so"), "/nonexistent/cudalabs.so");
+    unlink(tmp);
+}
+END_TEST
+
 Suite *make_sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
     TCase *tc = tcase_create("sandbox");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, grader_is_full_relro);
+    tcase_add_test(tc, children_load_sealed_copies);
     tcase_add_test(tc, got_is_read_only);
     tcase_add_test(tc, reader_tells_lazy_from_now);
     tcase_add_test(tc, refuses_the_adversarial_cases);

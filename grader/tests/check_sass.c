@@ -291,12 +291,16 @@ START_TEST(refuses_instructions_below_the_stage)
     ck_assert_int_eq(perf->v, V_SKIPPED);
     ck_assert_ptr_nonnull(strstr(perf->msg, "HMMA.16816.F32"));
     ck_assert_int_eq(res->t[0][TEST_CORRECT].v, V_PASS);
-    /* A name merely starting like a listed one is not that kernel. */
+    /* A name merely starting like a listed one is not that kernel: not
+     * refused for the other's instruction (but for code it cannot read). */
     corr->v = V_PASS;
     perf->v = V_SLOW;
     snprintf(perf->kernels, sizeof perf->kernels, "%s,%sx", tf32, fp16);
-    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
-    ck_assert_int_eq(perf->v, V_SLOW);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_ptr_null(strstr(corr->msg, "holds HMMA"));
+    ck_assert_ptr_nonnull(strstr(corr->msg, "whose machine code is not in build/lab9.so"));
+    corr->v = V_PASS;
+    perf->v = V_SLOW;
     /* A partial list: every kernel of the library is read, those another
      * stage launched too (it could call them), so mma_bf16 comes first; the
      * message says how to avoid it. */
@@ -307,17 +311,27 @@ START_TEST(refuses_instructions_below_the_stage)
                                             "mma_bf16 holds HMMA.16816.F32.BF16,"));
     ck_assert_ptr_nonnull(strstr(corr->msg, "let it launch fewer kernels"));
     ck_assert_int_eq(perf->v, V_SKIPPED);
-    /* A listing cut short (over 64 MB) that may not hold a launched kernel
-     * whole (it lacks it, or stops in it: the last one) could hold anything,
-     * so the stage is refused, saying why. A kernel it holds before its last
-     * passes; so does any stage while the listing is whole (a kernel of the
-     * grader's, not in the library). */
+    /* A whole listing without a kernel the stage launched: its code came
+     * from somewhere else (a module registered at run time from bytes the
+     * library carries), unread, so the stage is refused, saying why. */
     corr->kernels_partial = 0;
     corr->v = V_PASS;
     perf->v = V_PASS;
     snprintf(perf->kernels, sizeof perf->kernels, "%s", tf32);
     snprintf(corr->kernels, sizeof corr->kernels, "%s,_Z6unseenv", tf32);
-    ck_assert_int_eq(sass_refuse(&spec, res, &code), 0);
+    ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
+    ck_assert_int_eq(corr->v, V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(corr->msg, "launched unseen, whose machine code is not in "
+                                            "build/lab9.so (a module registered or loaded at "
+                                            "run time?)"));
+    ck_assert_int_eq(perf->v, V_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(perf->msg, "code the grader could not read"));
+    /* A listing cut short (over 64 MB) that may not hold a launched kernel
+     * whole (it lacks it, or stops in it: the last one) could hold anything,
+     * so the stage is refused, saying why. A kernel it holds before its last
+     * passes. */
+    corr->v = V_PASS;
+    perf->v = V_PASS;
     code.cut = 1;
     ck_assert_int_eq(sass_refuse(&spec, res, &code), 1);
     ck_assert_int_eq(corr->v, V_REJECTED);
