@@ -33,12 +33,23 @@ static const char *snapshot_find(const char *path)
 }
 
 /* A memory file that may be mapped executable: MFD_EXEC where the kernel
- * knows it (where vm.memfd_noexec asks for it), else plain. */
-static int exec_memfd(void)
+ * knows it (where vm.memfd_noexec asks for it), else plain. Named after the
+ * file's folder and name ("ceilings-lab7.so"), as /proc/self/maps shows it. */
+static int exec_memfd(const char *path)
 {
-    int fd = memfd_create("cuda-labs-library", MFD_ALLOW_SEALING | MFD_EXEC);
+    char name[200], copy[PATH_MAX + 64];
+    snprintf(copy, sizeof copy, "%s", path);
+    char *slash = strrchr(copy, '/');
+    if (slash && slash != copy) {
+        *slash = '\0';
+        const char *dir = strrchr(copy, '/');
+        snprintf(name, sizeof name, "%.90s-%.90s", dir ? dir + 1 : copy, slash + 1);
+    } else {
+        snprintf(name, sizeof name, "%.180s", slash ? slash + 1 : copy);
+    }
+    int fd = memfd_create(name, MFD_ALLOW_SEALING | MFD_EXEC);
     if (fd < 0)
-        fd = memfd_create("cuda-labs-library", MFD_ALLOW_SEALING);
+        fd = memfd_create(name, MFD_ALLOW_SEALING);
     return fd;
 }
 
@@ -69,7 +80,7 @@ const char *library_snapshot(const char *path)
     int in = open(path, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return path; /* not built: whoever loads it says so, as before */
-    int fd = exec_memfd(); /* not close-on-exec: children and the tools read it */
+    int fd = exec_memfd(path); /* not close-on-exec: children and the tools read it */
     int ok = fd >= 0 && copy_all(in, fd) == 0 &&
              fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0;
     close(in);
