@@ -810,6 +810,16 @@ START_TEST(children_load_sealed_copies)
     void *lib = dlopen(load, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(lib != NULL, "%s", dlerror());
     ck_assert_ptr_nonnull(dlsym(lib, "legit_stage"));
+    /* Named for its folder and file, as /proc/self/maps shows it. */
+    char name[200], line[1024];
+    snprintf(name, sizeof name, "/memfd:tmp-%s", tmp + 5);
+    FILE *maps = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(maps);
+    int mapped = 0;
+    while (!mapped && fgets(line, sizeof line, maps))
+        mapped = strstr(line, name) != NULL;
+    fclose(maps);
+    ck_assert_msg(mapped, "no mapping of %s", name);
     /* Nobody can change the copy: every write is refused. */
     int rw = open(load, O_RDWR);
     ck_assert_int_ge(rw, 0);
