@@ -20,10 +20,12 @@
 #define SNAPSHOT_MAX 32
 static struct {
     char path[PATH_MAX + 64]; /* the file it was copied from */
-    char load[40];            /* /proc/self/fd/N: what a child opens instead */
+    char load[40];            /* /proc/self/fd/N: what a child opens instead; "" when
+                               * the file was not there (not built) */
 } snaps[SNAPSHOT_MAX];
 static int n_snaps;
 
+/* The entry for path, or NULL when none was made. */
 static const char *snapshot_find(const char *path)
 {
     for (int i = 0; i < n_snaps; i++)
@@ -75,11 +77,16 @@ static int copy_all(int in, int fd)
 const char *library_snapshot(const char *path)
 {
     const char *have = snapshot_find(path);
-    if (have || n_snaps == SNAPSHOT_MAX)
-        return have ? have : path;
+    if ((have && have[0]) || n_snaps == SNAPSHOT_MAX)
+        return have && have[0] ? have : path;
+    if (have)
+        return path; /* not there when the copies were made */
     int in = open(path, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return path; /* not built: whoever loads it says so, as before */
+    if (in < 0) { /* not built: remembered, so that no child loads what appears later */
+        snprintf(snaps[n_snaps].path, sizeof snaps[n_snaps].path, "%s", path);
+        snaps[n_snaps++].load[0] = '\0';
+        return path;
+    }
     int fd = exec_memfd(path); /* not close-on-exec: children and the tools read it */
     int ok = fd >= 0 && copy_all(in, fd) == 0 &&
              fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0;
@@ -100,19 +107,31 @@ const char *library_snapshot(const char *path)
     return snaps[n_snaps++].load;
 }
 
+/* The grader's own folder, found once: in the parent, before any child runs
+ * (a child that renamed the grader or its folder would move it for the
+ * children after it). */
+static char grader_dir[PATH_MAX];
+
 /* build/ceilings/<name>.so beside the grader's executable, into path: its
- * sealed copy when the parent made one (ceiling_snapshot). */
+ * sealed copy when the parent made one (ceiling_snapshot). 0; 1 when the file
+ * was not there when the copies were made (not built: path is the file's);
+ * -1 with err. */
 static int ceiling_path(const char *name, char *path, size_t n, char *err, size_t errn)
 {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) {
-        snprintf(err, errn, "cannot find the grader's own folder");
-        return -1;
+    if (!grader_dir[0]) {
+        char exe[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (len <= 0) {
+            snprintf(err, errn, "cannot find the grader's own folder");
+            return -1;
+        }
+        exe[len] = '\0';
+        snprintf(grader_dir, sizeof grader_dir, "%s", dirname(exe));
     }
-    exe[len] = '\0';
-    snprintf(path, n, "%s/build/ceilings/%s.so", dirname(exe), name);
+    snprintf(path, n, "%s/build/ceilings/%s.so", grader_dir, name);
     const char *copy = snapshot_find(path);
+    if (copy && !copy[0])
+        return 1;
     if (copy)
         snprintf(path, n, "%s", copy);
     return 0;
@@ -125,7 +144,7 @@ void ceiling_snapshot(int lab)
     snprintf(name[1], sizeof name[1], "lab%d", lab);
     snprintf(name[2], sizeof name[2], "lab%d-given", lab);
     for (int i = 0; i < 3; i++)
-        if (ceiling_path(name[i], path, sizeof path, err, sizeof err) == 0)
+        if (ceiling_path(name[i], path, sizeof path, err, sizeof err) >= 0)
             library_snapshot(path);
 }
 
@@ -135,9 +154,10 @@ int ceiling_preload(int lab, char *err, size_t errn)
     snprintf(name, sizeof name, "lab%d", lab);
     const char *names[] = {"devcheck", name};
     for (int i = 0; i < 2; i++) {
-        if (ceiling_path(names[i], path, sizeof path, err, errn) != 0)
+        int r = ceiling_path(names[i], path, sizeof path, err, errn);
+        if (r < 0)
             return -1;
-        if (i == 1 && access(path, F_OK) != 0)
+        if (i == 1 && (r == 1 || access(path, F_OK) != 0))
             continue; /* a lab without a ceiling library (lab 1) */
         if (!dlopen(path, RTLD_LAZY | RTLD_LOCAL)) { /* kept open: later loads find it */
             snprintf(err, errn, "cannot load %s (%s): run make again to build it", path,
@@ -152,9 +172,14 @@ int ceiling_load(const char *name, const char *const *symbols, void **fns, int n
                  size_t errn)
 {
     char path[PATH_MAX + 64];
-    if (ceiling_path(name, path, sizeof path, err, errn) != 0)
+    int r = ceiling_path(name, path, sizeof path, err, errn);
+    if (r < 0)
         return -1;
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *lib = r == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (r == 1) {
+        snprintf(err, errn, "%s is not built: run make again to build it", path);
+        return -1;
+    }
     if (!lib) {
         snprintf(err, errn, "cannot load %s (%s): run make again to build it", path, dlerror());
         return -1;
@@ -181,9 +206,10 @@ void *given_open(int lab, char *err, size_t errn)
 {
     char path[PATH_MAX + 64];
     *err = '\0';
-    if (given_path(lab, path, sizeof path, err, errn) != 0)
+    int r = given_path(lab, path, sizeof path, err, errn);
+    if (r < 0)
         return NULL;
-    if (access(path, F_OK) != 0) {
+    if (r == 1 || access(path, F_OK) != 0) {
         snprintf(err, errn, "%s, the course's copy of lab %d's given stages, is not built: run "
                             "make lab%d", path, lab, lab);
         return NULL;

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <pthread.h>
 #include <signal.h>
@@ -833,6 +834,36 @@ START_TEST(children_load_sealed_copies)
 }
 END_TEST
 
+/* A course library that was not there when the copies were made is not
+ * loaded when a file of that name appears later (a child could write one
+ * for the children after it, which load the ceilings before their filter). */
+START_TEST(libraries_that_appear_later_are_not_loaded)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + 64], given[PATH_MAX + 128];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(len, 0);
+    exe[len] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(dir, sizeof dir, "%s/build/ceilings", exe); /* beside this test program */
+    snprintf(given, sizeof given, "%s/lab99-given.so", dir);
+    ck_assert_int_ne(access(given, F_OK), 0);
+    ceiling_snapshot(99); /* devcheck, lab99 and lab99-given: none built */
+    char cmd[PATH_MAX * 4];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp build/tests/policy/legit.so %s", dir, given);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(given_built(99), 0);
+    char err[512];
+    ck_assert_ptr_null(given_open(99, err, sizeof err));
+    ck_assert_msg(strstr(err, "is not built") != NULL, "%s", err);
+    void *fn = NULL;
+    const char *sym[] = {"legit_stage"};
+    ck_assert_int_ne(ceiling_load("lab99-given", sym, &fn, 1, err, sizeof err), 0);
+    ck_assert_ptr_null(fn);
+    snprintf(cmd, sizeof cmd, "rm -f %s && rmdir %s %s/build 2>/dev/null; true", given, dir, exe);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *make_sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
@@ -840,6 +871,7 @@ Suite *make_sandbox_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, grader_is_full_relro);
     tcase_add_test(tc, children_load_sealed_copies);
+    tcase_add_test(tc, libraries_that_appear_later_are_not_loaded);
     tcase_add_test(tc, got_is_read_only);
     tcase_add_test(tc, reader_tells_lazy_from_now);
     tcase_add_test(tc, refuses_the_adversarial_cases);
