@@ -148,7 +148,9 @@ static void *read_sass(void *arg)
     return NULL;
 }
 
-static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib, int device_sm)
+/* cuobjdump reads lib (the library's sealed copy); messages name it shown. */
+static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib, const char *shown,
+                       int device_sm)
 {
     memset(r, 0, sizeof *r);
     r->pending.fd = -1;
@@ -156,6 +158,7 @@ static void sass_begin(sass_read *r, const lab_spec *spec, const char *lib, int 
     if ((!lab_has_techniques(spec) && !lab_has_refused_ops(spec)) ||
         sass_start(lib, &r->pending, r->err, sizeof r->err) != 0)
         return;
+    r->pending.lib = shown;
     r->pending.device_sm = device_sm; /* refused instructions: the code this GPU runs */
     runner_close_in_children(r->pending.fd);
     r->started = pthread_create(&r->thread, NULL, read_sass, r) == 0;
@@ -1150,7 +1153,8 @@ static int run_suites(session *g)
     for (int i = 0; i < g->n; i++) {
         const lab_spec *spec = g->specs[i];
         double t0 = tm_now();
-        sass_begin(&g->sass[i], spec, g->loads[i], 10 * g->dev.cc_major + g->dev.cc_minor);
+        sass_begin(&g->sass[i], spec, g->loads[i], g->libs[i],
+                   10 * g->dev.cc_major + g->dev.cc_minor);
         tm_start(TM_INPUTS);
         for (int size = 0; spec->pregenerate && size < spec->n_sizes; size++)
             if (size_graded(spec, size, o, graded_mask(&g->lc, spec)) &&
