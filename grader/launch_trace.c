@@ -391,16 +391,20 @@ int launch_trace_kernels_partial(void)
 size_t launch_trace_kernels(char *buf, size_t n)
 {
     size_t used = 0;
+    int full = 0;
     if (n)
         buf[0] = '\0';
     for (int i = 0; i < n_launched; i++) {
         const char *name = kernel_name(&launched[i]);
         if (!name)
             continue;
-        int w = snprintf(used < n ? buf + used : NULL, used < n ? n - used : 0, "%s%s",
-                         used ? "," : "", name);
-        if (w > 0)
-            used += (size_t)w;
+        size_t len = strlen(name) + (used ? 1 : 0);
+        /* whole names only: a cut name would stand for a kernel that is not there */
+        if (!full && used + len < n)
+            snprintf(buf + used, n - used, "%s%s", used ? "," : "", name);
+        else
+            full = 1;
+        used += len;
     }
     return used;
 }

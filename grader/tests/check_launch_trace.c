@@ -54,6 +54,9 @@ START_TEST(records_grid_and_block)
         ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
         ck_assert_str_eq(names, "_Z17naive_read_kernelPKfPfii");
         ck_assert_uint_eq(len, strlen(names));
+        char small[8]; /* too small: no piece of a name, the length needed */
+        ck_assert_uint_eq(launch_trace_kernels(small, sizeof small), len);
+        ck_assert_str_eq(small, "");
         cudaFree(in);
         cudaFree(out);
     } else {
