@@ -247,7 +247,7 @@ FAKEGPU_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -
 # The stage libraries: $(FAKEGPU)/lab<N>-<variant>.so from lab<N>.c with
 # -DLAB<N>_<VARIANT>; the ceilings: root/build/ceilings/lab<N>.so from
 # <name>_ceiling.c, <name> being FAKEGPU_CEILING_<N>.
-FAKEGPU_STAGES := 1-good 1-faults 1-crash 2-good 2-faults 2-slowgiven 3-good 3-faults 4-good 4-faults 5-good 5-faults 6-good 6-faults 7-good 7-faults
+FAKEGPU_STAGES := 1-good 1-faults 1-crash 1-writes 2-good 2-faults 2-slowgiven 3-good 3-faults 4-good 4-faults 5-good 5-faults 6-good 6-faults 7-good 7-faults
 FAKEGPU_CEILING_2 := reduce
 FAKEGPU_CEILING_3 := shuffle
 FAKEGPU_CEILING_4 := gemm
@@ -313,7 +313,7 @@ COV_LIB_OBJS := $(patsubst %.c,$(COV)/%.o,$(COMMON_SRC) $(GRADER_SRC))
 COV_TEST_OBJS := $(patsubst %.c,$(COV)/%.o,$(TEST_SRC))
 $(COV)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) --coverage -O1 -DCUDA_LABS_COVERAGE -DCUDA_LABS_COVERAGE_DIR='"$(abspath $(COV))"' $(CHECK_CFLAGS) -c $< -o $@
 $(COV)/grade: $(COV)/grader/main.o $(COV_LIB_OBJS)
 	$(CC) --coverage $(EXPORTS) -o $@ $^ $(CHECK_LIBS) $(CUDA_LIBS)
 $(COV)/grade-small: $(COV)/grader/main.o $(COV)/grader/tests/fakegpu/small_labs.o $(filter-out %/registry.o,$(COV_LIB_OBJS))

@@ -1061,8 +1061,8 @@ static int run_ungraded(session *g)
     return GO_ON;
 }
 
-/* The run's header, and the grading children's seccomp filter
- * (grader/sandbox.h): said only when it is off. Under compute-sanitizer it
+/* The run's header, and the grading children's seccomp filter and Landlock
+ * rules (grader/sandbox.h): said only when they are off. Under compute-sanitizer it
  * is never installed. */
 static void print_header(session *g)
 {
@@ -1081,6 +1081,10 @@ static void print_header(session *g)
     }
     if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (g->sandboxed && sandbox_files_abi() == 0)
+        printf("  files: this kernel has no Landlock, so a submission could still write files "
+               "the grader's user may write (the seccomp filter is on; handouts/instructors.md, "
+               "\"Write files where Landlock is not in force\")\n");
     for (int i = 0; i < g->n; i++)
         if (lab_has_given(g->specs[i]) && !given_built(g->specs[i]->number))
             printf("  lab %d: the course's copy of its given stages (build/ceilings/lab%d-given.so), "

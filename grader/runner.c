@@ -281,6 +281,25 @@ static cudaError_t child_green(grade_run *run, test_record *rec)
     return cudaSuccess;
 }
 
+/* Files (Landlock, sandbox.h): from here on this child, the threads CUDA
+ * starts in it and the lab library cannot create, change or remove a file
+ * outside /dev and /dev/shm. Its output file is already open. Before CUDA
+ * starts: Landlock binds only the calling thread and the threads started
+ * after it, and a library can run code on the driver's threads (a host
+ * function in a stream). A coverage build also keeps its folder writable. */
+static void child_files(const grade_run *run)
+{
+    if (!run->sandbox)
+        return;
+    const char *writable[2] = {NULL, NULL};
+#ifdef CUDA_LABS_COVERAGE_DIR
+    writable[0] = CUDA_LABS_COVERAGE_DIR;
+#endif
+    char err[200];
+    if (sandbox_restrict_files(writable, err, sizeof err) < 0)
+        fprintf(stderr, "grade: warning: files are not guarded in this test: %s\n", err);
+}
+
 static test_record *child_start(grade_run *run, test_record *shared, child_env *env, int stage,
                                 int kind)
 {
@@ -290,6 +309,7 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     results_enter_child(); /* read-only for good; the grader writes through results_close */
     test_record *rec = results_own(shared);
     limit_child(run->spec, stage, kind);
+    child_files(run);
     if (run->plain_buffers)
         gbuf_set_guard(0);
     memset(env, 0, sizeof *env);

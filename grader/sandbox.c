@@ -898,3 +898,101 @@ int sandbox_probe(char *err, size_t errn)
     snprintf(err, errn, "%s", why[0] ? why : "the test process failed");
     return -1;
 }
+
+/* ---- files (Landlock) ------------------------------------------------------- */
+
+/* The Landlock interface (linux/landlock.h), spelled out so that the grader
+ * builds against older kernel headers; these numbers are the same on every
+ * architecture. */
+#define LL_CREATE_RULESET 444
+#define LL_ADD_RULE 445
+#define LL_RESTRICT_SELF 446
+#define LL_CREATE_RULESET_VERSION (1u << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define LL_WRITE_FILE (1ull << 1)
+#define LL_REMOVE_DIR (1ull << 4)
+#define LL_REMOVE_FILE (1ull << 5)
+#define LL_MAKE_CHAR (1ull << 6)
+#define LL_MAKE_DIR (1ull << 7)
+#define LL_MAKE_REG (1ull << 8)
+#define LL_MAKE_SOCK (1ull << 9)
+#define LL_MAKE_FIFO (1ull << 10)
+#define LL_MAKE_BLOCK (1ull << 11)
+#define LL_MAKE_SYM (1ull << 12)
+#define LL_REFER (1ull << 13)    /* ABI 2 */
+#define LL_TRUNCATE (1ull << 14) /* ABI 3 */
+
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+};
+struct ll_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+int sandbox_files_abi(void)
+{
+    long abi = syscall(LL_CREATE_RULESET, NULL, 0, LL_CREATE_RULESET_VERSION);
+    return abi > 0 ? (int)abi : 0;
+}
+
+/* Allows `access` beneath the folder `path`; a folder that does not exist is
+ * skipped (nothing can be written there anyway). 0, or -1 with errno. */
+static int allow_beneath(int ruleset, const char *path, uint64_t access)
+{
+    int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    struct ll_path_beneath_attr rule = {access, fd};
+    long rc = syscall(LL_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &rule, 0);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc == 0 ? 0 : -1;
+}
+
+int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
+{
+    int abi = sandbox_files_abi();
+    if (abi <= 0) {
+        snprintf(err, errn, "this kernel has no Landlock (or it is turned off)");
+        return 1;
+    }
+    uint64_t changes = LL_WRITE_FILE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR |
+                       LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK |
+                       LL_MAKE_SYM;
+    if (abi >= 2)
+        changes |= LL_REFER;
+    if (abi >= 3)
+        changes |= LL_TRUNCATE;
+    struct ll_ruleset_attr attr = {changes};
+    int ruleset = (int)syscall(LL_CREATE_RULESET, &attr, sizeof attr, 0);
+    if (ruleset < 0) {
+        snprintf(err, errn, "landlock_create_ruleset failed: %s", strerror(errno));
+        return -1;
+    }
+    /* Device files are opened for writing (the GPU's /dev/nvidia*, /dev/null);
+     * /dev/shm holds CUDA's shared memory between processes. */
+    int rc = allow_beneath(ruleset, "/dev", changes & (LL_WRITE_FILE | LL_TRUNCATE));
+    const char *where = "/dev";
+    if (rc == 0) {
+        rc = allow_beneath(ruleset, "/dev/shm", changes);
+        where = "/dev/shm";
+    }
+    for (int i = 0; rc == 0 && writable && writable[i]; i++) {
+        rc = allow_beneath(ruleset, writable[i], changes);
+        where = writable[i];
+    }
+    if (rc != 0) {
+        snprintf(err, errn, "cannot allow writes beneath %s: %s", where, strerror(errno));
+        close(ruleset);
+        return -1;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(LL_RESTRICT_SELF, ruleset, 0) != 0) {
+        snprintf(err, errn, "landlock_restrict_self failed: %s", strerror(errno));
+        close(ruleset);
+        return -1;
+    }
+    close(ruleset);
+    return 0;
+}

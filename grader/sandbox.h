@@ -74,6 +74,18 @@ int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, 
  * header. */
 int sandbox_probe(char *err, size_t errn);
 
+/* Files (Landlock, a second layer beside the filter): from this call on,
+ * this thread and every thread and process it starts can no longer create,
+ * change, truncate, rename or remove a file anywhere, except device files
+ * (opened for writing), anything beneath /dev/shm and beneath each folder of
+ * writable (NULL-terminated, may be NULL). Reading is not restricted, and
+ * descriptors opened before the call keep working. It applies to the calling
+ * thread only: call it before CUDA starts its threads. 0; 1 when the kernel
+ * has no Landlock (err says so); -1 when it failed (err says why). */
+int sandbox_restrict_files(const char *const *writable, char *err, size_t errn);
+/* The kernel's Landlock ABI version, 0 when it has none. */
+int sandbox_files_abi(void);
+
 /* 1 when CUDA_LABS_NO_SANDBOX is set to anything but "" or "0". */
 int sandbox_disabled(void);
 

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lab.h"
+#include "../sandbox.h"
 #include "tests.h"
 
 #define FAKEGPU "build/tests/fakegpu"
@@ -472,6 +474,53 @@ START_TEST(speed_verdicts)
 }
 END_TEST
 
+/* Student code in a grading child cannot change files: a library that
+ * appends to the course's devcheck.so, plants a ceiling library for lab 1
+ * and creates a file beside the grader is graded as the correct code it
+ * otherwise is, and every file is as it was. The control, without the
+ * sandbox, shows that the library does write them. */
+static long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+START_TEST(children_cannot_change_the_course_files)
+{
+    SKIP_UNLESS_READY();
+    if (sandbox_files_abi() == 0) {
+        test_skip("fakegpu: this kernel has no Landlock, so grading children may write files");
+        return;
+    }
+    char devcheck[700], planted[700], tampered[700];
+    snprintf(devcheck, sizeof devcheck, "%s/root/build/ceilings/devcheck.so", libdir);
+    snprintf(planted, sizeof planted, "%s/root/build/ceilings/lab1.so", libdir);
+    snprintf(tampered, sizeof tampered, "%s/root/tampered", libdir);
+    long size = file_size(devcheck);
+    ck_assert_int_gt(size, 0);
+    int rc = fake_grade("lab1", "writes", "--quick", NULL, NULL, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("Score: 50/50");
+    ck_assert_int_eq(file_size(devcheck), size);
+    ck_assert_int_eq(file_size(planted), -1);
+    ck_assert_int_eq(file_size(tampered), -1);
+    ck_assert_ptr_null(strstr(out, "files are not guarded"));
+    ck_assert_ptr_null(strstr(out, "no Landlock"));
+
+    setenv("CUDA_LABS_NO_SANDBOX", "1", 1);
+    rc = fake_grade("lab1", "writes", "--quick", "--stage", "1", NULL);
+    unsetenv("CUDA_LABS_NO_SANDBOX");
+    long grown = file_size(devcheck), made = file_size(planted), made2 = file_size(tampered);
+    ck_assert_int_eq(truncate(devcheck, size), 0);
+    unlink(planted);
+    unlink(tampered);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_int_gt(grown, size);
+    ck_assert_int_gt(made, 0);
+    ck_assert_int_gt(made2, 0);
+}
+END_TEST
+
 Suite *make_fakegpu_suite(void)
 {
     Suite *s = suite_create("fakegpu");
@@ -485,6 +534,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, a_stage_timed_at_its_own_size);
     tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
     tcase_add_test(tc, given_stages_from_the_course_copy);
+    tcase_add_test(tc, children_cannot_change_the_course_files);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
     tcase_set_timeout(cc, 30); /* nothing is graded: a lab that made its inputs anyway would not fit */

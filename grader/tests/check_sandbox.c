@@ -1,6 +1,7 @@
-/* check_sandbox.c: the grader is linked with full RELRO and BIND_NOW, and the
+/* check_sandbox.c: the grader is linked with full RELRO and BIND_NOW, the
  * grading child's seccomp filter (grader/sandbox.h) refuses what tampering
- * needs while threads, dlopen and ordinary mprotect still work. Each case
+ * needs while threads, dlopen and ordinary mprotect still work, and its
+ * Landlock rules keep it from changing files. Each case
  * forks a child that sets up its record and installs the filter exactly as
  * a grading child does (runner_sandbox_child), then makes one call. */
 #define _GNU_SOURCE
@@ -864,6 +865,149 @@ START_TEST(libraries_that_appear_later_are_not_loaded)
 }
 END_TEST
 
+/* ---- files (Landlock) ------------------------------------------------------- */
+
+static char ll_dir[64];
+
+static void *ll_thread_writes(void *arg)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/from-thread", ll_dir);
+    int fd = open(path, O_CREAT | O_WRONLY, 0600);
+    *(int *)arg = fd >= 0;
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+/* A bit for each call whose outcome is wrong: a change outside the writable
+ * folder that went through, or an allowed write that failed. */
+static unsigned ll_try_everything(int abi, int before_fd)
+{
+    char f[128], g[128], sub[128], ok[128], p[128];
+    snprintf(f, sizeof f, "%s/course.so", ll_dir);
+    snprintf(g, sizeof g, "%s/renamed.so", ll_dir);
+    snprintf(sub, sizeof sub, "%s/sub", ll_dir);
+    snprintf(ok, sizeof ok, "%s/ok/allowed.txt", ll_dir);
+    unsigned bad = 0;
+    int fd = open(f, O_WRONLY | O_APPEND);
+    if (fd >= 0 || errno != EACCES)
+        bad |= 1u << 0;
+    fd = open(f, O_RDWR);
+    if (fd >= 0)
+        bad |= 1u << 1;
+    if (abi >= 3 && truncate(f, 0) == 0)
+        bad |= 1u << 2;
+    snprintf(p, sizeof p, "%s/new.so", ll_dir);
+    if (open(p, O_CREAT | O_WRONLY, 0600) >= 0)
+        bad |= 1u << 3;
+    if (unlink(f) == 0)
+        bad |= 1u << 4;
+    if (rename(f, g) == 0)
+        bad |= 1u << 5;
+    snprintf(p, sizeof p, "%s/newdir", ll_dir);
+    if (mkdir(p, 0700) == 0)
+        bad |= 1u << 6;
+    if (rmdir(sub) == 0)
+        bad |= 1u << 7;
+    snprintf(p, sizeof p, "%s/link", ll_dir);
+    if (symlink(f, p) == 0)
+        bad |= 1u << 8;
+    if (link(f, p) == 0)
+        bad |= 1u << 9;
+    if (mkfifo(p, 0600) == 0)
+        bad |= 1u << 10;
+    /* What must keep working: the writable folder, device files, reading,
+     * and a descriptor opened before. */
+    fd = open(ok, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, "x", 1) != 1)
+        bad |= 1u << 11;
+    if (fd >= 0)
+        close(fd);
+    fd = open("/dev/null", O_WRONLY | O_TRUNC);
+    if (fd < 0 || write(fd, "x", 1) != 1)
+        bad |= 1u << 12;
+    if (fd >= 0)
+        close(fd);
+    char buf[8];
+    fd = open(f, O_RDONLY);
+    if (fd < 0 || read(fd, buf, sizeof buf) != 6)
+        bad |= 1u << 13;
+    if (fd >= 0)
+        close(fd);
+    if (write(before_fd, "y", 1) != 1)
+        bad |= 1u << 14;
+    /* A thread started afterwards is bound too (so are CUDA's). */
+    int made = 1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, ll_thread_writes, &made) != 0 || pthread_join(t, NULL) != 0 ||
+        made)
+        bad |= 1u << 15;
+    return bad;
+}
+
+/* A grading child may not change files: the course's libraries, the
+ * grader, the student's own sources. sandbox_restrict_files binds it, its
+ * threads included, and leaves the folders it names, /dev and /dev/shm. */
+START_TEST(children_cannot_change_files)
+{
+    if (sandbox_files_abi() == 0) {
+        test_skip("sandbox: this kernel has no Landlock");
+        return;
+    }
+    snprintf(ll_dir, sizeof ll_dir, "/tmp/cudalabs-ll-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(ll_dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/course.so", ll_dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("course", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/sub", ll_dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    char ok[128];
+    snprintf(ok, sizeof ok, "%s/ok", ll_dir);
+    ck_assert_int_eq(mkdir(ok, 0700), 0);
+    snprintf(path, sizeof path, "%s/before.txt", ll_dir);
+    int before = open(path, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(before, 0);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        const char *writable[] = {ok, NULL};
+        char err[200];
+        unsigned bad = 1u << 31;
+        if (sandbox_restrict_files(writable, err, sizeof err) == 0)
+            bad = ll_try_everything(sandbox_files_abi(), before);
+        _exit(write(fds[1], &bad, sizeof bad) == sizeof bad ? 0 : 1);
+    }
+    close(fds[1]);
+    close(before);
+    unsigned bad = ~0u;
+    ck_assert_int_eq(read(fds[0], &bad, sizeof bad), (ssize_t)sizeof bad);
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(bad == 0, "wrong outcomes, one bit per call in ll_try_everything: 0x%x", bad);
+    /* And the files are as they were. */
+    snprintf(path, sizeof path, "%s/course.so", ll_dir);
+    char buf[16] = "";
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+    fclose(f);
+    ck_assert_str_eq(buf, "course");
+    snprintf(path, sizeof path, "%s/before.txt", ll_dir);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(sb.st_size, 1);
+    ck_assert_int_eq(remove_tree(ll_dir), 0);
+}
+END_TEST
+
 Suite *make_sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
@@ -889,6 +1033,7 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, closes_proc_self_mem);
     tcase_add_test(tc, filter_fits);
     tcase_add_test(tc, escape_hatch);
+    tcase_add_test(tc, children_cannot_change_files);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,8 +8,17 @@
  *               stage 5 returns a status that is no lab_status;
  *   LAB1_CRASH  stage 1's launch fails, stage 2 faults the GPU, stage 3 is
  *               not written (LAB_TODO), stage 4 writes past its output,
- *               stage 5 changes its input. */
+ *               stage 5 changes its input;
+ *   LAB1_WRITES every stage correct, and each call first tries to change
+ *               the course's files beside the grader (root/ under the
+ *               folder in LD_LIBRARY_PATH): it appends to
+ *               build/ceilings/devcheck.so and creates build/ceilings/lab1.so
+ *               and tampered. */
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "../../../labs/1-transpose/transpose.h"
 #include "fakegpu.h"
@@ -65,6 +74,21 @@ static lab_status stage(int k, const float *d_in, float *d_out, int rows, int co
     spend(rows, cols, cost[k]);
     return LAB_OK;
 #else
+#if defined(LAB1_WRITES)
+    const char *dir = getenv("LD_LIBRARY_PATH");
+    static const char *const files[] = {"root/build/ceilings/devcheck.so",
+                                        "root/build/ceilings/lab1.so", "root/tampered"};
+    for (int i = 0; dir && i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        if (fd >= 0) {
+            ssize_t wrote = write(fd, "x", 1);
+            (void)wrote;
+            close(fd);
+        }
+    }
+#endif
     transpose(d_in, d_out, rows, cols);
     spend(rows, cols, cost[k]);
     return LAB_OK;
