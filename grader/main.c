@@ -797,6 +797,9 @@ typedef struct session {
     devinfo dev;
     char dev_line[512];
     int sandboxed;
+    int files;               /* the children set Landlock rules on files (sandbox.h) */
+    int files_refused;       /* CUDA did not start under them, but did without */
+    char files_why[256];
     lab_results *res; /* the shared results page */
     grade_run runs[OPT_MAX_LABS];
     sass_read sass[OPT_MAX_LABS];
@@ -1003,7 +1006,12 @@ static int probe_device(session *g)
 {
     grade_options *o = &g->o;
     char err[512];
-    int found = probe_gpu_sms(&g->dev, o->sms, err, sizeof err);
+    g->files = !o->under_sanitizer && !sandbox_disabled();
+    int files_wanted = g->files;
+    int found = probe_gpu_files(&g->dev, o->sms, &g->files, g->files_why, sizeof g->files_why,
+                                err, sizeof err);
+    if (files_wanted && !g->files && found == 0)
+        g->files_refused = 1;
     if (found == PROBE_SMS_REFUSED) {
         say(&g->fb, stderr, "grade: %s\nNothing was graded.\n", err);
         return EXIT_USAGE;
@@ -1081,7 +1089,12 @@ static void print_header(session *g)
     }
     if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    if (g->sandboxed && sandbox_files_abi() == 0)
+    if (g->sandboxed && g->files_refused)
+        printf("  files: NOT guarded: CUDA does not start on this machine under the rules that "
+               "keep a submission from writing files (%s), so they are off for this run; "
+               "handouts/instructors.md, \"Write files where Landlock is not in force\"\n",
+               g->files_why);
+    else if (g->sandboxed && sandbox_files_abi() == 0)
         printf("  files: this kernel has no Landlock, so a submission could still write files "
                "the grader's user may write (the seccomp filter is on; handouts/instructors.md, "
                "\"Write files where Landlock is not in force\")\n");
@@ -1123,6 +1136,7 @@ static int build_suites(session *g)
         run->quick = o->quick;
         run->plain_buffers = o->under_sanitizer;
         run->sandbox = g->sandboxed;
+        run->files = g->sandboxed && g->files;
         run->sms = o->sms;
         run->gpu_sms = g->dev.sms;
         Suite *s = runner_suite(run, live_line);

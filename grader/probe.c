@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include "green.h"
+#include "sandbox.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,7 +27,31 @@ int probe_gpu(devinfo *d, char *err, size_t errn)
     return probe_gpu_sms(d, 0, err, errn);
 }
 
+static int probe(devinfo *d, int sms, int files, char *err, size_t errn);
+
 int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn)
+{
+    return probe(d, sms, 0, err, errn);
+}
+
+int probe_gpu_files(devinfo *d, int sms, int *files, char *why, size_t whyn, char *err,
+                    size_t errn)
+{
+    if (!*files)
+        return probe(d, sms, 0, err, errn);
+    int rc = probe(d, sms, 1, why, whyn);
+    if (rc == 0 || rc == PROBE_SMS_REFUSED) {
+        if (rc != 0)
+            snprintf(err, errn, "%s", why);
+        return rc;
+    }
+    rc = probe(d, sms, 0, err, errn);
+    if (rc == 0)
+        *files = 0; /* CUDA starts, but not under the rules: why says what failed */
+    return rc;
+}
+
+static int probe(devinfo *d, int sms, int files, char *err, size_t errn)
 {
     probe_page *pg = mmap(NULL, sizeof *pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                           -1, 0);
@@ -44,6 +69,12 @@ int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn)
         return -1;
     }
     if (pid == 0) {
+        char why[200];
+        if (files && sandbox_restrict_files(NULL, why, sizeof why) < 0) {
+            pg->status = 1;
+            snprintf(pg->err, sizeof pg->err, "%s", why);
+            _exit(0);
+        }
         cudaError_t e = devinfo_query(&pg->dev, 0);
         if (e == cudaSuccess && sms > 0) {
             /* A GPU: can it give the green context of --sms? */

@@ -15,5 +15,12 @@ int probe_gpu(devinfo *d, char *err, size_t errn);
  * what to try in err. On success d->sms_used is sms. */
 #define PROBE_SMS_REFUSED 2
 int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn);
+/* probe_gpu_sms with files != 0: the child sets the grading children's
+ * Landlock rules (sandbox_restrict_files) before its first CUDA call, as
+ * they do. When CUDA does not start under them but does without, *files
+ * becomes 0, why says what failed, and the answer is the plain probe's:
+ * the run then grades without the rules rather than not at all. */
+int probe_gpu_files(devinfo *d, int sms, int *files, char *why, size_t whyn, char *err,
+                    size_t errn);
 
 #endif

@@ -289,7 +289,7 @@ static cudaError_t child_green(grade_run *run, test_record *rec)
  * function in a stream). A coverage build also keeps its folder writable. */
 static void child_files(const grade_run *run)
 {
-    if (!run->sandbox)
+    if (!run->files)
         return;
     const char *writable[2] = {NULL, NULL};
 #ifdef CUDA_LABS_COVERAGE_DIR

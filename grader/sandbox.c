@@ -972,12 +972,21 @@ int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
         return -1;
     }
     /* Device files are opened for writing (the GPU's /dev/nvidia*, /dev/null);
-     * /dev/shm holds CUDA's shared memory between processes. */
-    int rc = allow_beneath(ruleset, "/dev", changes & (LL_WRITE_FILE | LL_TRUNCATE));
+     * /dev/shm holds CUDA's shared memory between processes; the driver names
+     * its threads through /proc/self/task/<tid>/comm and fails to start
+     * (cudaErrorOperatingSystem, seen on the H200) when it cannot. /proc/self
+     * is this process's own folder (/proc/<pid>); its mem file stays closed
+     * by the non-dumpable mark (sandbox_install). */
+    const uint64_t write_only = changes & (LL_WRITE_FILE | LL_TRUNCATE);
+    int rc = allow_beneath(ruleset, "/dev", write_only);
     const char *where = "/dev";
     if (rc == 0) {
         rc = allow_beneath(ruleset, "/dev/shm", changes);
         where = "/dev/shm";
+    }
+    if (rc == 0) {
+        rc = allow_beneath(ruleset, "/proc/self", write_only);
+        where = "/proc/self";
     }
     for (int i = 0; rc == 0 && writable && writable[i]; i++) {
         rc = allow_beneath(ruleset, writable[i], changes);

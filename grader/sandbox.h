@@ -77,7 +77,8 @@ int sandbox_probe(char *err, size_t errn);
 /* Files (Landlock, a second layer beside the filter): from this call on,
  * this thread and every thread and process it starts can no longer create,
  * change, truncate, rename or remove a file anywhere, except device files
- * (opened for writing), anything beneath /dev/shm and beneath each folder of
+ * and its own files in /proc/self (opened for writing: CUDA names its
+ * threads there), anything beneath /dev/shm and beneath each folder of
  * writable (NULL-terminated, may be NULL). Reading is not restricted, and
  * descriptors opened before the call keep working. It applies to the calling
  * thread only: call it before CUDA starts its threads. 0; 1 when the kernel

@@ -521,6 +521,30 @@ START_TEST(children_cannot_change_the_course_files)
 }
 END_TEST
 
+/* A driver that cannot start under the rules on files (it must write a file
+ * they forbid): the run grades without them and says so in its header,
+ * rather than failing every test with SETUP ERROR. */
+START_TEST(a_driver_that_must_write_files_still_grades)
+{
+    SKIP_UNLESS_READY();
+    if (sandbox_files_abi() == 0) {
+        test_skip("fakegpu: this kernel has no Landlock");
+        return;
+    }
+    char must[700];
+    snprintf(must, sizeof must, "%s/root/driver-scratch", libdir);
+    setenv("FAKEGPU_STARTS_BY_WRITING", must, 1);
+    int rc = fake_grade("lab1", "good", "--quick", NULL, NULL, NULL);
+    unsetenv("FAKEGPU_STARTS_BY_WRITING");
+    unlink(must);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("files: NOT guarded: CUDA does not start on this machine under the rules that keep a "
+        "submission from writing files (");
+    HAS("so they are off for this run");
+    HAS("Score: 50/50");
+}
+END_TEST
+
 Suite *make_fakegpu_suite(void)
 {
     Suite *s = suite_create("fakegpu");
@@ -535,6 +559,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
     tcase_add_test(tc, given_stages_from_the_course_copy);
     tcase_add_test(tc, children_cannot_change_the_course_files);
+    tcase_add_test(tc, a_driver_that_must_write_files_still_grades);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
     tcase_set_timeout(cc, 30); /* nothing is graded: a lab that made its inputs anyway would not fit */

@@ -880,6 +880,17 @@ static void *ll_thread_writes(void *arg)
     return NULL;
 }
 
+/* What the CUDA driver does for each of its threads: 1 when the thread could
+ * name itself through /proc/self/task/<tid>/comm. */
+static void *ll_thread_names_itself(void *arg)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/comm", (long)syscall(SYS_gettid));
+    FILE *f = fopen(path, "wb");
+    *(int *)arg = f && fputs("cuda-like", f) >= 0 && fclose(f) == 0;
+    return NULL;
+}
+
 /* A bit for each call whose outcome is wrong: a change outside the writable
  * folder that went through, or an allowed write that failed. */
 static unsigned ll_try_everything(int abi, int before_fd)
@@ -943,12 +954,23 @@ static unsigned ll_try_everything(int abi, int before_fd)
     if (pthread_create(&t, NULL, ll_thread_writes, &made) != 0 || pthread_join(t, NULL) != 0 ||
         made)
         bad |= 1u << 15;
+    int named = 0;
+    if (pthread_create(&t, NULL, ll_thread_names_itself, &named) != 0 ||
+        pthread_join(t, NULL) != 0 || !named)
+        bad |= 1u << 16;
+    /* but only its own: not the parent's files in /proc */
+    char parent[64];
+    snprintf(parent, sizeof parent, "/proc/%ld/comm", (long)getppid());
+    fd = open(parent, O_WRONLY);
+    if (fd >= 0 || errno != EACCES)
+        bad |= 1u << 17;
     return bad;
 }
 
 /* A grading child may not change files: the course's libraries, the
  * grader, the student's own sources. sandbox_restrict_files binds it, its
- * threads included, and leaves the folders it names, /dev and /dev/shm. */
+ * threads included, and leaves the folders it names, /dev and /dev/shm, and
+ * its own files in /proc/self (which CUDA's driver writes). */
 START_TEST(children_cannot_change_files)
 {
     if (sandbox_files_abi() == 0) {

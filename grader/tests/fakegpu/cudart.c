@@ -55,8 +55,19 @@ void fakegpu_fail(int launch, int sync)
 }
 
 /* ---- device ---------------------------------------------------------------- */
+/* FAKEGPU_STARTS_BY_WRITING=PATH: like a driver that must write a file to
+ * start (the real one names its threads in /proc/self/task), this GPU is
+ * not there (cudaErrorOperatingSystem) unless PATH can be opened for
+ * writing. */
 cudaError_t cudaGetDeviceCount(int *count)
 {
+    const char *must = getenv("FAKEGPU_STARTS_BY_WRITING");
+    if (must && *must) {
+        FILE *f = fopen(must, "a");
+        if (!f)
+            return cudaErrorOperatingSystem;
+        fclose(f);
+    }
     *count = 1;
     return cudaSuccess;
 }
