@@ -116,6 +116,19 @@ START_TEST(short_names)
 }
 END_TEST
 
+/* sass_report into a string (the caller frees it); its count in *n. */
+static char *report_text(const lab_spec *spec, lab_results *res, const sass_code *code,
+                         const lab_technique **missing, int *n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    *n = sass_report(f, spec, res, code, missing);
+    fclose(f);
+    return text;
+}
+
 /* A correct stage whose kernels lack its technique gets a line; one that
  * has it, an incorrect one, or one whose kernels the library does not hold
  * (a grader helper), gets none. */
@@ -146,12 +159,10 @@ START_TEST(report_names_what_is_missing)
              "_Z13vector_kernelPK6float4PS_ii");
     sass_code code;
     ck_assert_int_eq(sass_parse(listing, &code), 0);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
     const lab_technique *missing[4];
-    ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 1);
-    fclose(f);
+    int n = 0;
+    char *text = report_text(&spec, res, &code, missing, &n);
+    ck_assert_int_eq(n, 1);
     ck_assert_ptr_eq(missing[1], &stages[1].technique[0]);
     ck_assert_str_eq(res->t[1][TEST_CORRECT].missing_technique,
                      "16-byte global loads or stores (LDG.E.128, STG.E.128)");
@@ -197,9 +208,8 @@ START_TEST(report_names_what_is_missing)
     free(text);
     /* Everything there: no heading either. */
     res->t[1][TEST_CORRECT].v = V_WRONG;
-    f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code, NULL), 0);
-    fclose(f);
+    text = report_text(&spec, res, &code, NULL, &n);
+    ck_assert_int_eq(n, 0);
     ck_assert_str_eq(text, "");
     free(text);
     /* The kernels of its timed calls count too: stage 1's checked calls
@@ -208,17 +218,15 @@ START_TEST(report_names_what_is_missing)
     res->t[1][TEST_CORRECT].v = V_PASS;
     snprintf(res->t[1][TEST_PERF].kernels, sizeof res->t[1][TEST_PERF].kernels, "%s",
              "_Z11tile_kernelILi1EEvPKfPfii,_Z13vector_kernelPK6float4PS_ii");
-    f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 0);
-    fclose(f);
+    text = report_text(&spec, res, &code, missing, &n);
+    ck_assert_int_eq(n, 0);
     ck_assert_ptr_null(missing[1]);
     ck_assert_str_eq(text, "");
     free(text);
     snprintf(res->t[1][TEST_PERF].kernels, sizeof res->t[1][TEST_PERF].kernels, "%s",
              "_Z11tile_kernelILi1EEvPKfPfii");
-    f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 1);
-    fclose(f);
+    text = report_text(&spec, res, &code, missing, &n);
+    ck_assert_int_eq(n, 1);
     ck_assert_ptr_nonnull(strstr(text, "(LDG.E.128, STG.E.128) in tile_kernel. The stage"));
     free(text);
     res->t[1][TEST_PERF].kernels[0] = '\0';
@@ -226,9 +234,8 @@ START_TEST(report_names_what_is_missing)
     res->t[1][TEST_CORRECT].v = V_PASS;
     snprintf(res->t[1][TEST_CORRECT].kernels, sizeof res->t[1][TEST_CORRECT].kernels, "%s",
              "_Z6helperv");
-    f = open_memstream(&text, &len);
-    ck_assert_int_eq(sass_report(f, &spec, res, &code, missing), 0);
-    fclose(f);
+    text = report_text(&spec, res, &code, missing, &n);
+    ck_assert_int_eq(n, 0);
     ck_assert_ptr_null(missing[1]);
     free(text);
     sass_free(&code);
