@@ -46,9 +46,14 @@ int probe_gpu_files(devinfo *d, int sms, int *files, char *why, size_t whyn, cha
         return rc;
     }
     rc = probe(d, sms, 0, err, errn);
-    if (rc == 0)
-        *files = 0; /* CUDA starts, but not under the rules: why says what failed */
-    return rc;
+    if (rc != 0)
+        return rc;
+    /* CUDA starts without the rules. Once more under them: a first start
+     * may have set up what a later one needs (device files made by the
+     * driver's helper), or the GPU was busy for a moment. */
+    if (probe(d, sms, 1, why, whyn) != 0)
+        *files = 0; /* why says what failed */
+    return 0;
 }
 
 static int probe(devinfo *d, int sms, int files, char *err, size_t errn)
@@ -81,6 +86,11 @@ static int probe(devinfo *d, int sms, int files, char *err, size_t errn)
             int g = green_enter(sms, pg->err, sizeof pg->err);
             pg->status = g == 0 ? 0 : PROBE_SMS_REFUSED;
             pg->dev.sms_used = g == 0 ? sms : 0;
+        } else if (e == cudaSuccess && files && (e = cudaFree(0)) != cudaSuccess) {
+            /* under the rules, the context too, as a grading child makes it */
+            pg->status = 1;
+            snprintf(pg->err, sizeof pg->err, "%s (%s)", cudaGetErrorString(e),
+                     cudaGetErrorName(e));
         } else if (e == cudaSuccess) {
             pg->status = 0;
         } else if (e == cudaErrorInsufficientDriver && !dlopen("libcuda.so.1", RTLD_LAZY)) {

@@ -111,6 +111,19 @@ long proc_user_threads(unsigned uid)
     return total;
 }
 
+int proc_count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 int proc_limit_threads(long headroom)
 {
     long now = proc_user_threads((unsigned)getuid());

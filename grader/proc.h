@@ -23,6 +23,10 @@ int proc_read(int fd, int pid, char *out, size_t outn);
  * from /proc; -1 when /proc cannot be read. */
 long proc_user_threads(unsigned uid);
 
+/* How many threads this process runs now (entries of /proc/self/task); -1
+ * when /proc cannot be read. */
+int proc_count_threads(void);
+
 /* Caps the number of processes and threads this process's user may start
  * from here on at what runs now plus headroom (RLIMIT_NPROC, which Linux
  * counts over the whole user and does not apply to root). Never raises a

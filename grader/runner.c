@@ -184,6 +184,15 @@ static void limit_child(const lab_spec *spec, int stage, int kind)
             close(fd);
         }
     }
+    /* No input: a terminal inherited as stdin would let the library push
+     * keystrokes into the shell that started the grader (the filter refuses
+     * TIOCSTI too). */
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        if (null != STDIN_FILENO)
+            close(null);
+    }
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit fsize = {runner_output_cap(), runner_output_cap()};
     setrlimit(RLIMIT_FSIZE, &fsize);
@@ -298,6 +307,10 @@ static void child_files(const grade_run *run)
     char err[200];
     if (sandbox_restrict_files(writable, err, sizeof err) < 0)
         fprintf(stderr, "grade: warning: files are not guarded in this test: %s\n", err);
+    int threads = proc_count_threads();
+    if (threads > 1) /* a change that let CUDA start first: its threads are not bound */
+        fprintf(stderr, "grade: warning: files are not guarded in this test: %d threads ran "
+                        "before the rules, and only one is bound by them\n", threads);
 }
 
 static test_record *child_start(grade_run *run, test_record *shared, child_env *env, int stage,

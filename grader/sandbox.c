@@ -32,9 +32,10 @@
  * - a system call of another ABI: x32 numbers and int 0x80 (i386) on x86_64.
  * - the results file's descriptor, other than the grader's own pwrite64 of
  *   the test's record (guard_results): neither CUDA nor Check knows that
- *   descriptor, so no call of theirs names it. io_uring, userfaultfd, chmod,
- *   fchmodat, the setxattr calls and new UNIX sockets fail with an error
- *   rather than a SIGSYS: nothing a stage or CUDA does in a grading child was
+ *   descriptor, so no call of theirs names it. io_uring, userfaultfd, new
+ *   UNIX sockets and the calls that change a file's metadata (guard_metadata:
+ *   mode, owner, times, extended attributes, inode flags; truncate by path;
+ *   TIOCSTI) fail with an error rather than a SIGSYS: nothing a stage or CUDA does in a grading child was
  *   seen to need them, and a library that tries one for its own reasons gets
  *   an error it can handle. Not proven on a GPU for every driver: a CUDA call
  *   that needed one of them would fail with that error.
@@ -48,6 +49,7 @@
 #define _GNU_SOURCE
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -384,9 +386,21 @@ static void guard_results(builder *b, const sandbox_spec *s)
     }
     static const long writes[] = {SYS_write, SYS_writev, SYS_pwritev, SYS_pwritev2,
                                   SYS_ftruncate, SYS_fallocate, SYS_dup, SYS_close,
-                                  SYS_fchmod, SYS_sendfile};
+                                  SYS_sendfile};
     for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
         refuse_on_fd(b, writes[i], 0, -1, fd);
+    {
+        /* fchmod: of the results file refused, of any other file EPERM
+         * (guard_metadata) */
+        int skip = block_begin(b, SYS_fchmod);
+        int other = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, fd, NO_LABEL, other);
+        ret(b, trap(R_RESULTS, 0));
+        place(b, other);
+        ret(b, SECCOMP_RET_ERRNO | EPERM);
+        block_end(b, skip);
+    }
 #ifdef SYS_dup2
     refuse_on_fd(b, SYS_dup2, 0, 1, fd);
 #endif
@@ -426,15 +440,6 @@ static void guard_results(builder *b, const sandbox_spec *s)
     fail_with(b, SYS_io_uring_enter, ENOSYS);
     fail_with(b, SYS_io_uring_register, ENOSYS);
     fail_with(b, SYS_userfaultfd, ENOSYS);
-#ifdef SYS_chmod
-    fail_with(b, SYS_chmod, EPERM);
-#endif
-    fail_with(b, SYS_fchmodat, EPERM);
-    fail_with(b, __NR_fchmodat2, EPERM);
-    fail_with(b, SYS_setxattr, EPERM);
-    fail_with(b, SYS_lsetxattr, EPERM);
-    fail_with(b, SYS_fsetxattr, EPERM);
-    fail_with(b, __NR_setxattrat, EPERM);
     {
         int skip = block_begin(b, SYS_socket);
         int ok = new_label(b);
@@ -446,6 +451,72 @@ static void guard_results(builder *b, const sandbox_spec *s)
         block_end(b, skip);
     }
     fail_with(b, SYS_socketpair, EACCES);
+}
+
+/* What Landlock (sandbox_restrict_files) does not cover: a file's mode,
+ * owner, times, extended attributes (ACLs) and inode flags, which a
+ * descriptor opened only for reading, or a path, can change. They fail with
+ * EPERM: making the course's files writable to everyone, or an earlier
+ * timestamp that fools make, needs no write. So do truncate by path (Landlock
+ * covers it only from ABI 3, Linux 6.2) and the terminal ioctls that push
+ * input into the terminal the grader was started from (TIOCSTI), which the
+ * shell would run after the grader ends. Nothing a stage or CUDA does in a
+ * grading child needs them; the results file's fchmod is refused
+ * (guard_results) before this. */
+#ifndef FS_IOC_SETFLAGS
+#define FS_IOC_SETFLAGS 0x40086602u
+#endif
+#ifndef FS_IOC32_SETFLAGS
+#define FS_IOC32_SETFLAGS 0x40046602u
+#endif
+#ifndef FS_IOC_FSSETXATTR
+#define FS_IOC_FSSETXATTR 0x401c5820u
+#endif
+#ifndef __NR_removexattrat
+#define __NR_removexattrat 466
+#endif
+#define SANDBOX_TIOCSTI 0x5412u
+#define SANDBOX_TIOCLINUX 0x541Cu
+
+static void guard_metadata(builder *b)
+{
+    static const long calls[] = {
+#ifdef SYS_chmod
+        SYS_chmod,
+#endif
+#ifdef SYS_chown
+        SYS_chown,
+#endif
+#ifdef SYS_lchown
+        SYS_lchown,
+#endif
+#ifdef SYS_utime
+        SYS_utime,
+#endif
+#ifdef SYS_utimes
+        SYS_utimes,
+#endif
+#ifdef SYS_futimesat
+        SYS_futimesat,
+#endif
+        SYS_fchmod, SYS_fchmodat, __NR_fchmodat2, SYS_fchown, SYS_fchownat, SYS_utimensat,
+        SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, __NR_setxattrat, SYS_removexattr,
+        SYS_lremovexattr, SYS_fremovexattr, __NR_removexattrat, SYS_truncate,
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        fail_with(b, calls[i], EPERM);
+    /* ioctl's request is an unsigned int: the low word. */
+    int skip = block_begin(b, SYS_ioctl);
+    int no = new_label(b);
+    load(b, ARG_LO(1));
+    static const uint32_t requests[] = {SANDBOX_TIOCSTI, SANDBOX_TIOCLINUX, FS_IOC_SETFLAGS,
+                                        FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR};
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
+        jump(b, BPF_JEQ, requests[i], no, NO_LABEL);
+    ret(b, SECCOMP_RET_ALLOW);
+    place(b, no);
+    ret(b, SECCOMP_RET_ERRNO | EPERM);
+    block_end(b, skip);
 }
 
 int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
@@ -542,6 +613,7 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
 
     if (s->results_fd >= 0)
         guard_results(&b, s);
+    guard_metadata(&b);
 
     /* Processes and programs. */
     {
@@ -936,19 +1008,47 @@ int sandbox_files_abi(void)
     return abi > 0 ? (int)abi : 0;
 }
 
-/* Allows `access` beneath the folder `path`; a folder that does not exist is
- * skipped (nothing can be written there anyway). 0, or -1 with errno. */
+/* Allows `access` beneath the folder `path`, or on the file `path` (then
+ * only rights on files may be asked); one that does not exist is skipped
+ * (nothing can be written there anyway). 0, or -1 with errno. */
 static int allow_beneath(int ruleset, const char *path, uint64_t access)
 {
-    int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+        return errno == ENOENT ? 0 : -1;
     struct ll_path_beneath_attr rule = {access, fd};
     long rc = syscall(LL_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &rule, 0);
     int e = errno;
     close(fd);
     errno = e;
     return rc == 0 ? 0 : -1;
+}
+
+/* The device files a grading child may open for writing: /dev/null, and
+ * the GPU's (/dev/nvidia*, with /dev/nvidia-caps/). Not all of /dev: that
+ * holds disks (a root process writing /dev/loop0 or /dev/sda writes any
+ * file's blocks), terminals and files bind-mounted there. Nodes that appear
+ * later are not covered; none can be made under the rules. */
+static int allow_devices(int ruleset, uint64_t access, const char **where)
+{
+    static char path[300];
+    *where = "/dev/null";
+    if (allow_beneath(ruleset, "/dev/null", access) != 0)
+        return -1;
+    DIR *d = opendir("/dev");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "nvidia", 6) != 0)
+            continue;
+        snprintf(path, sizeof path, "/dev/%s", e->d_name);
+        *where = path;
+        rc = allow_beneath(ruleset, path, access);
+    }
+    closedir(d);
+    return rc;
 }
 
 int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
@@ -975,11 +1075,12 @@ int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
      * /dev/shm holds CUDA's shared memory between processes; the driver names
      * its threads through /proc/self/task/<tid>/comm and fails to start
      * (cudaErrorOperatingSystem, seen on the H200) when it cannot. /proc/self
-     * is this process's own folder (/proc/<pid>); its mem file stays closed
-     * by the non-dumpable mark (sandbox_install). */
+     * is this process's own folder (/proc/<pid>); for an ordinary user its
+     * mem file stays closed by the non-dumpable mark (sandbox_install), for
+     * root it does not (instructors.md says so). */
     const uint64_t write_only = changes & (LL_WRITE_FILE | LL_TRUNCATE);
-    int rc = allow_beneath(ruleset, "/dev", write_only);
     const char *where = "/dev";
+    int rc = allow_devices(ruleset, write_only, &where);
     if (rc == 0) {
         rc = allow_beneath(ruleset, "/dev/shm", changes);
         where = "/dev/shm";
@@ -997,7 +1098,12 @@ int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
         close(ruleset);
         return -1;
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(LL_RESTRICT_SELF, ruleset, 0) != 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        snprintf(err, errn, "prctl(PR_SET_NO_NEW_PRIVS) failed: %s", strerror(errno));
+        close(ruleset);
+        return -1;
+    }
+    if (syscall(LL_RESTRICT_SELF, ruleset, 0) != 0) {
         snprintf(err, errn, "landlock_restrict_self failed: %s", strerror(errno));
         close(ruleset);
         return -1;

@@ -7,9 +7,11 @@
  * grader's own write of the test's record (or mapping, duplicating, resizing
  * or closing its descriptor), starting processes or programs, reading or
  * writing another process, signalling another process, and system calls of
- * another ABI (x32, 32-bit). io_uring, changing a file's mode or extended
- * attributes and new UNIX sockets fail with an error instead (they would
- * reach the results file around the filter; nothing a stage does needs them). A refused call raises SIGSYS; the grader's
+ * another ABI (x32, 32-bit). io_uring and new UNIX sockets fail with an
+ * error instead (they would reach the results file around the filter), and
+ * so do changing a file's mode, owner, times, extended attributes or inode
+ * flags, truncating a file by its path, and pushing input into a terminal
+ * (TIOCSTI): nothing a stage does needs them. A refused call raises SIGSYS; the grader's
  * handler reports it (REJECTED: it tried to ...) and ends the child.
  * CUDA_LABS_NO_SANDBOX=1 turns it off, for instructors debugging. */
 #ifndef CUDA_LABS_SANDBOX_H

@@ -499,18 +499,26 @@ START_TEST(children_cannot_change_the_course_files)
     long size = file_size(devcheck);
     ck_assert_int_gt(size, 0);
     int rc = fake_grade("lab1", "writes", "--quick", NULL, NULL, NULL);
+    /* What it changed is put back before anything is asserted, so that a
+     * failure here does not spoil the later tests' course files. */
+    long grown = file_size(devcheck), made = file_size(planted), made2 = file_size(tampered);
+    ck_assert_int_eq(truncate(devcheck, size), 0);
+    unlink(planted);
+    unlink(tampered);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     HAS("Score: 50/50");
-    ck_assert_int_eq(file_size(devcheck), size);
-    ck_assert_int_eq(file_size(planted), -1);
-    ck_assert_int_eq(file_size(tampered), -1);
+    ck_assert_int_eq(grown, size);
+    ck_assert_int_eq(made, -1);
+    ck_assert_int_eq(made2, -1);
     ck_assert_ptr_null(strstr(out, "files are not guarded"));
     ck_assert_ptr_null(strstr(out, "no Landlock"));
 
     setenv("CUDA_LABS_NO_SANDBOX", "1", 1);
     rc = fake_grade("lab1", "writes", "--quick", "--stage", "1", NULL);
     unsetenv("CUDA_LABS_NO_SANDBOX");
-    long grown = file_size(devcheck), made = file_size(planted), made2 = file_size(tampered);
+    grown = file_size(devcheck);
+    made = file_size(planted);
+    made2 = file_size(tampered);
     ck_assert_int_eq(truncate(devcheck, size), 0);
     unlink(planted);
     unlink(tampered);

@@ -15,9 +15,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <termios.h>
+#include <time.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -416,6 +419,11 @@ static int closes_results(void)
     int fd = forge_find_results_fd();
     return fd >= 0 && close(fd) == 0 ? 0 : -1;
 }
+static int chmods_results(void)
+{
+    int fd = forge_find_results_fd();
+    return fd >= 0 && fchmod(fd, 0600) == 0 ? 0 : -1;
+}
 static int closes_all(void)
 {
     return (int)syscall(SYS_close_range, 3, ~0u, 0);
@@ -454,6 +462,52 @@ static int no_way_around(void)
     rc |= socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1 && errno == EACCES ? 0 : 16;
     errno = 0;
     rc |= socket(AF_UNIX, SOCK_DGRAM, 0) == -1 && errno == EACCES ? 0 : 32;
+    return rc;
+}
+/* A file's metadata, which Landlock does not cover, cannot be changed from
+ * a descriptor opened for reading or by its path: mode, owner, times,
+ * extended attributes, inode flags; nor a file truncated by its path, nor
+ * input pushed into a terminal. One bit per call that did not fail with
+ * EPERM. */
+static int metadata_fails(void)
+{
+    char name[] = "/tmp/cudalabs-meta-XXXXXX";
+    int made = mkstemp(name);
+    if (made < 0)
+        return -1;
+    close(made);
+    int fd = open(name, O_RDONLY);
+    int rc = 0;
+#define EPERM_OR(bit, call)                                                                   \
+    do {                                                                                      \
+        errno = 0;                                                                            \
+        if (!((call) == -1 && errno == EPERM))                                                \
+            rc |= 1 << (bit);                                                                 \
+    } while (0)
+    EPERM_OR(0, fchmod(fd, 0666));
+    EPERM_OR(1, fchown(fd, getuid(), getgid()));
+    EPERM_OR(2, chown(name, getuid(), getgid()));
+    struct timespec zero[2] = {{0, 0}, {0, 0}};
+    EPERM_OR(3, futimens(fd, zero));
+    EPERM_OR(4, utimensat(AT_FDCWD, name, zero, 0));
+    EPERM_OR(5, fremovexattr(fd, "user.x"));
+    EPERM_OR(6, removexattr(name, "user.x"));
+    EPERM_OR(7, truncate(name, 0));
+    long flags = 0;
+    EPERM_OR(8, ioctl(fd, 0x40086602u /* FS_IOC_SETFLAGS */, &flags));
+    char c = 'x';
+    EPERM_OR(9, ioctl(fd, TIOCSTI, &c));
+    EPERM_OR(10, lchown(name, getuid(), getgid()));
+#undef EPERM_OR
+    /* and what stays: reading the file, its own descriptor's ioctls */
+    int n = 0;
+    if (ioctl(fd, FIONREAD, &n) != 0 && errno != ENOTTY && errno != EINVAL)
+        rc |= 1 << 11;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (sb.st_mode & 0777) != 0600)
+        rc |= 1 << 12;
+    close(fd);
+    unlink(name);
     return rc;
 }
 /* Every other descriptor is as before: writes, duplicates, mappings,
@@ -519,6 +573,7 @@ START_TEST(refuses_writing_the_results_file)
     expect_rejected(forges_by_sendfile, what, "(syscall sendfile)");
     expect_rejected(closes_results, what, "(syscall close)");
     expect_rejected(closes_all, what, "(syscall close_range)");
+    expect_rejected(chmods_results, what, "(syscall fchmod)");
     expect_rejected(forges_by_pidfd_getfd, "take a copy of a descriptor", "(syscall pidfd_getfd)");
 #if defined(__x86_64__)
     expect_rejected(forges_other_record_by_stub, what, "(syscall pwrite64)");
@@ -530,6 +585,7 @@ START_TEST(results_file_has_no_way_around)
 {
     expect_allowed(no_way_around);
     expect_allowed(other_files_as_before);
+    expect_allowed(metadata_fails);
 }
 END_TEST
 
@@ -938,6 +994,12 @@ static unsigned ll_try_everything(int abi, int before_fd)
     fd = open("/dev/null", O_WRONLY | O_TRUNC);
     if (fd < 0 || write(fd, "x", 1) != 1)
         bad |= 1u << 12;
+    if (fd >= 0)
+        close(fd);
+    /* Of /dev, only /dev/null and the GPU's files: not disks, not the rest. */
+    fd = open("/dev/zero", O_WRONLY);
+    if (fd >= 0 || errno != EACCES)
+        bad |= 1u << 18;
     if (fd >= 0)
         close(fd);
     char buf[8];

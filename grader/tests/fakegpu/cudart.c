@@ -15,9 +15,11 @@
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -78,8 +80,24 @@ cudaError_t cudaGetDevice(int *device)
     return cudaSuccess;
 }
 
+/* Like the real driver, starting the device starts a thread of its own
+ * (here one that only waits): code that ran first in a grading child would
+ * find more than one thread (runner.c's child_files says so). */
+static void *driver_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
 cudaError_t cudaSetDevice(int device)
 {
+    static int started;
+    if (!started) {
+        pthread_t t;
+        started = pthread_create(&t, NULL, driver_thread, NULL) == 0;
+    }
     return device == 0 ? cudaSuccess : cudaErrorInvalidDevice;
 }
 
