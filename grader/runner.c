@@ -292,10 +292,11 @@ static cudaError_t child_green(grade_run *run, test_record *rec)
 
 /* Files (Landlock, sandbox.h): from here on this child, the threads CUDA
  * starts in it and the lab library cannot create, change or remove a file
- * outside /dev and /dev/shm. Its output file is already open. Before CUDA
- * starts: Landlock binds only the calling thread and the threads started
- * after it, and a library can run code on the driver's threads (a host
- * function in a stream). A coverage build also keeps its folder writable. */
+ * outside /dev/null, the GPU's files, /dev/shm and /proc/self. Its output
+ * file is already open. Before CUDA starts: Landlock binds only the calling
+ * thread and the threads started after it, and a library can run code on
+ * the driver's threads (a host function in a stream). A coverage build also
+ * keeps its folder writable. */
 static void child_files(const grade_run *run)
 {
     if (!run->files)

@@ -457,8 +457,9 @@ static void guard_results(builder *b, const sandbox_spec *s)
  * owner, times, extended attributes (ACLs) and inode flags, which a
  * descriptor opened only for reading, or a path, can change. They fail with
  * EPERM: making the course's files writable to everyone, or an earlier
- * timestamp that fools make, needs no write. So do truncate by path (Landlock
- * covers it only from ABI 3, Linux 6.2) and the terminal ioctls that push
+ * timestamp that fools make, needs no write. So do truncate() of a path
+ * (Landlock covers truncation only from ABI 3, Linux 6.2; before that an open
+ * with O_TRUNC still empties a file, instructors.md says so) and the terminal ioctls that push
  * input into the terminal the grader was started from (TIOCSTI), which the
  * shell would run after the grader ends. Nothing a stage or CUDA does in a
  * grading child needs them; the results file's fchmod is refused

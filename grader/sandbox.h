@@ -7,11 +7,11 @@
  * grader's own write of the test's record (or mapping, duplicating, resizing
  * or closing its descriptor), starting processes or programs, reading or
  * writing another process, signalling another process, and system calls of
- * another ABI (x32, 32-bit). io_uring and new UNIX sockets fail with an
- * error instead (they would reach the results file around the filter), and
+ * another ABI (x32, 32-bit). io_uring, userfaultfd and new UNIX sockets fail
+ * with an error instead (they would reach the results file around the filter), and
  * so do changing a file's mode, owner, times, extended attributes or inode
- * flags, truncating a file by its path, and pushing input into a terminal
- * (TIOCSTI): nothing a stage does needs them. A refused call raises SIGSYS; the grader's
+ * flags, truncate() of a path, and pushing input into a terminal (TIOCSTI,
+ * TIOCLINUX): nothing a stage does needs them. A refused call raises SIGSYS; the grader's
  * handler reports it (REJECTED: it tried to ...) and ends the child.
  * CUDA_LABS_NO_SANDBOX=1 turns it off, for instructors debugging. */
 #ifndef CUDA_LABS_SANDBOX_H
@@ -78,10 +78,11 @@ int sandbox_probe(char *err, size_t errn);
 
 /* Files (Landlock, a second layer beside the filter): from this call on,
  * this thread and every thread and process it starts can no longer create,
- * change, truncate, rename or remove a file anywhere, except device files
- * and its own files in /proc/self (opened for writing: CUDA names its
- * threads there), anything beneath /dev/shm and beneath each folder of
- * writable (NULL-terminated, may be NULL). Reading is not restricted, and
+ * change, truncate, rename or remove a file anywhere, except /dev/null, the
+ * GPU's /dev/nvidia* files (as they are at the call) and its own files in
+ * /proc/self (opened for writing: CUDA names its threads there), and
+ * anything beneath /dev/shm and each folder of writable (NULL-terminated, may
+ * be NULL), where files may also be made and removed. Reading is not restricted, and
  * descriptors opened before the call keep working. It applies to the calling
  * thread only: call it before CUDA starts its threads. 0; 1 when the kernel
  * has no Landlock (err says so); -1 when it failed (err says why). */

@@ -1031,8 +1031,9 @@ static unsigned ll_try_everything(int abi, int before_fd)
 
 /* A grading child may not change files: the course's libraries, the
  * grader, the student's own sources. sandbox_restrict_files binds it, its
- * threads included, and leaves the folders it names, /dev and /dev/shm, and
- * its own files in /proc/self (which CUDA's driver writes). */
+ * threads included, and leaves the folders it names, /dev/shm, /dev/null
+ * and the GPU's files, and its own files in /proc/self (which CUDA's driver
+ * writes). */
 START_TEST(children_cannot_change_files)
 {
     if (sandbox_files_abi() == 0) {
