@@ -20,6 +20,7 @@ typedef struct run_summary {
     uint64_t seed;
     double elapsed_s;        /* the grading run's wall time; 0 when unknown */
     const char *source_root; /* where labs/ is, for the lines of stage functions; NULL: none */
+    const char *unguarded;   /* what of the sandbox was off (main.c); NULL or "": nothing */
 } run_summary;
 
 int format_junit(FILE *f, const run_summary *r);

@@ -82,8 +82,8 @@ static void take_stage_rules(const json *st, lab_stage *stage)
 }
 
 int results_load(const char *path, loaded_lab *out, lab_results *res, int max_labs,
-                 int *n_labs, devinfo *dev, uint64_t *seed, double *elapsed_s, char *err,
-                 size_t errn)
+                 int *n_labs, devinfo *dev, uint64_t *seed, double *elapsed_s, char *unguarded,
+                 size_t unguardedn, char *err, size_t errn)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -119,6 +119,8 @@ int results_load(const char *path, loaded_lab *out, lab_results *res, int max_la
     dev->runtime_version = (int)json_number(json_get(gpu, "runtime"), 0);
     *seed = strtoull(json_string(json_get(doc, "seed"), "0"), NULL, 0);
     *elapsed_s = json_number(json_get(doc, "elapsed_s"), 0);
+    if (unguarded && unguardedn)
+        snprintf(unguarded, unguardedn, "%s", json_string(json_get(doc, "unguarded"), ""));
 
     *n_labs = 0;
     const json *labs = json_get(doc, "labs");

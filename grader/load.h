@@ -18,10 +18,11 @@ typedef struct loaded_lab {
     char library[PATH_MAX];
 } loaded_lab;
 
-/* Fills labs, res (up to max_labs), the GPU, the seed and the run's wall
- * time (0 when not recorded); 0, or -1 with err. */
+/* Fills labs, res (up to max_labs), the GPU, the seed, the run's wall
+ * time (0 when not recorded) and, when unguarded is not NULL, what of the
+ * sandbox was off ("" when all was on); 0, or -1 with err. */
 int results_load(const char *path, loaded_lab *labs, lab_results *res, int max_labs,
-                 int *n_labs, devinfo *dev, uint64_t *seed, double *elapsed_s, char *err,
-                 size_t errn);
+                 int *n_labs, devinfo *dev, uint64_t *seed, double *elapsed_s, char *unguarded,
+                 size_t unguardedn, char *err, size_t errn);
 
 #endif

@@ -623,7 +623,8 @@ static int write_outputs(fallback *fb, const grade_options *o, const run_summary
     if (o->json) {
         FILE *f = fopen(o->json, "w");
         if (!f || report_json_run(f, summary->specs, summary->res, summary->n_labs, summary->dev,
-                                  summary->seed, lib_names, summary->elapsed_s) != 0) {
+                                  summary->seed, lib_names, summary->elapsed_s,
+                                  summary->unguarded) != 0) {
             say(fb, stderr, "grade: cannot write %s: %s\n", o->json, strerror(errno));
             failed++;
         }
@@ -697,8 +698,9 @@ static int replay_from(fallback *fb, lab_configs *lc, const grade_options *o,
     uint64_t seed = 0;
     double elapsed_s = 0;
     char err[512];
-    if (results_load(o->from, loaded, res, OPT_MAX_LABS, &n, &dev, &seed, &elapsed_s, err,
-                     sizeof err) != 0) {
+    char unguarded_then[1024];
+    if (results_load(o->from, loaded, res, OPT_MAX_LABS, &n, &dev, &seed, &elapsed_s,
+                     unguarded_then, sizeof unguarded_then, err, sizeof err) != 0) {
         say(fb, stderr, "grade: %s\n", err);
         return EXIT_USAGE;
     }
@@ -721,7 +723,7 @@ static int replay_from(fallback *fb, lab_configs *lc, const grade_options *o,
         max_all += m;
         failed += report_failed_tests(specs[i], &res[i]);
     }
-    run_summary summary = {specs, res, n, &dev, seed, elapsed_s, NULL};
+    run_summary summary = {specs, res, n, &dev, seed, elapsed_s, NULL, unguarded_then};
     failed += write_outputs(fb, o, &summary, libs);
     printf("Score: %d/%d\n", got_all, max_all);
     if (o->autolab) {
@@ -797,9 +799,10 @@ typedef struct session {
     devinfo dev;
     char dev_line[512];
     int sandboxed;
-    int files;               /* the children set Landlock rules on files (sandbox.h) */
+    int files;               /* how far the children's Landlock rules go (FILES_*, probe.h) */
     int files_refused;       /* CUDA did not start under them, but did without */
     char files_why[256];
+    char unguarded[1024];    /* what of the sandbox is off in this run, for --json; "" none */
     lab_results *res; /* the shared results page */
     grade_run runs[OPT_MAX_LABS];
     sass_read sass[OPT_MAX_LABS];
@@ -1006,7 +1009,7 @@ static int probe_device(session *g)
 {
     grade_options *o = &g->o;
     char err[512];
-    g->files = !o->under_sanitizer && !sandbox_disabled();
+    g->files = !o->under_sanitizer && !sandbox_disabled() ? FILES_STRICT : FILES_OFF;
     int files_wanted = g->files;
     int found = probe_gpu_files(&g->dev, o->sms, &g->files, g->files_why, sizeof g->files_why,
                                 err, sizeof err);
@@ -1069,6 +1072,22 @@ static int run_ungraded(session *g)
     return GO_ON;
 }
 
+/* One more thing the sandbox does not do in this run: said in the header,
+ * and kept for --json ("unguarded"), where grader/batch and --analyze read it. */
+static void unguarded(session *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void unguarded(session *g, const char *fmt, ...)
+{
+    size_t len = strlen(g->unguarded);
+    if (len && len + 2 < sizeof g->unguarded) {
+        memcpy(g->unguarded + len, "; ", 3);
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->unguarded + len, sizeof g->unguarded - len, fmt, ap);
+    va_end(ap);
+}
+
 /* The run's header, and the grading children's seccomp filter and Landlock
  * rules (grader/sandbox.h): said only when they are off. Under compute-sanitizer it
  * is never installed. */
@@ -1078,13 +1097,20 @@ static void print_header(session *g)
     printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n",
            g->dev_line, (unsigned long long)o->seed, (unsigned long long)o->seed);
     g->sandboxed = !o->under_sanitizer && !sandbox_disabled();
-    if (!o->under_sanitizer && !g->sandboxed)
+    if (o->under_sanitizer)
+        unguarded(g, "graded under compute-sanitizer: no seccomp filter, no rules on files");
+    if (!o->under_sanitizer && !g->sandboxed) {
         printf("  sandbox: OFF (CUDA_LABS_NO_SANDBOX is set): a submission could tamper with "
                "the grader; for debugging only, not a grade\n");
+        unguarded(g, "sandbox off (CUDA_LABS_NO_SANDBOX is set): no seccomp filter, no rules on "
+                     "files");
+    }
     char sandbox_err[200];
     if (g->sandboxed && sandbox_probe(sandbox_err, sizeof sandbox_err) != 0) {
         printf("  sandbox: not available on this system (%s): grading goes on without it\n",
                sandbox_err);
+        unguarded(g, "sandbox not available (%s): no seccomp filter, no rules on files",
+                  sandbox_err);
         g->sandboxed = 0;
     }
     if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
@@ -1094,10 +1120,21 @@ static void print_header(session *g)
                "keep a submission from writing files (%s), so they are off for this run; "
                "handouts/instructors.md, \"Write files where Landlock is not in force\"\n",
                g->files_why);
+    else if (g->sandboxed && g->files == FILES_WITH_SHM)
+        printf("  files: /dev/shm stays writable: CUDA does not start on this machine without it "
+               "(%s), so a submission could fill it for the processes after it; "
+               "handouts/instructors.md, \"Write files where Landlock is not in force\"\n",
+               g->files_why);
     else if (g->sandboxed && sandbox_files_abi() == 0)
         printf("  files: this kernel has no Landlock, so a submission could still write files "
                "the grader's user may write (the seccomp filter is on; handouts/instructors.md, "
                "\"Write files where Landlock is not in force\")\n");
+    if (g->sandboxed && g->files_refused)
+        unguarded(g, "files not guarded: CUDA does not start under the rules (%s)", g->files_why);
+    else if (g->sandboxed && g->files == FILES_WITH_SHM)
+        unguarded(g, "/dev/shm writable: CUDA does not start without it (%s)", g->files_why);
+    else if (g->sandboxed && sandbox_files_abi() == 0)
+        unguarded(g, "files not guarded: this kernel has no Landlock");
     for (int i = 0; i < g->n; i++)
         if (lab_has_given(g->specs[i]) && !given_built(g->specs[i]->number))
             printf("  lab %d: the course's copy of its given stages (build/ceilings/lab%d-given.so), "
@@ -1136,7 +1173,7 @@ static int build_suites(session *g)
         run->quick = o->quick;
         run->plain_buffers = o->under_sanitizer;
         run->sandbox = g->sandboxed;
-        run->files = g->sandboxed && g->files;
+        run->files = g->sandboxed ? g->files : FILES_OFF;
         run->sms = o->sms;
         run->gpu_sms = g->dev.sms;
         Suite *s = runner_suite(run, live_line);
@@ -1241,7 +1278,8 @@ static int report_run(session *g)
     clock_gettime(CLOCK_MONOTONIC, &ended);
     double elapsed_s = (double)(ended.tv_sec - g->started.tv_sec) +
                        1e-9 * (double)(ended.tv_nsec - g->started.tv_nsec) - g->preparing;
-    run_summary summary = {g->specs, g->res, g->n, &g->dev, o->seed, elapsed_s, g->root};
+    run_summary summary = {g->specs, g->res, g->n, &g->dev, o->seed, elapsed_s, g->root,
+                           g->unguarded};
     failed += write_outputs(&g->fb, o, &summary, g->lib_names);
     printf("\n");
     if (o->quick)

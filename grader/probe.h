@@ -15,11 +15,22 @@ int probe_gpu(devinfo *d, char *err, size_t errn);
  * what to try in err. On success d->sms_used is sms. */
 #define PROBE_SMS_REFUSED 2
 int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn);
-/* probe_gpu_sms with files != 0: the child sets the grading children's
- * Landlock rules (sandbox_restrict_files) before its first CUDA call, as
- * they do. When CUDA does not start under them but does without, *files
- * becomes 0, why says what failed, and the answer is the plain probe's:
- * the run then grades without the rules rather than not at all. */
+/* How far a grading child's Landlock rules on files go (sandbox.h). */
+enum {
+    FILES_OFF = 0,      /* no rules */
+    FILES_WITH_SHM = 1, /* the rules, with /dev/shm writable: CUDA needs it here */
+    FILES_STRICT = 2,   /* the rules; /dev/shm is not writable either */
+};
+/* The writable folders for sandbox_restrict_files at a level of the rules
+ * (NULL-terminated; NULL when there are none). */
+const char *const *probe_files_writable(int level);
+/* probe_gpu_sms with *files != FILES_OFF: the child sets the grading
+ * children's Landlock rules (sandbox_restrict_files) before its first CUDA
+ * call, as they do, first the strict ones, then with /dev/shm writable. When
+ * CUDA starts only under the second, *files becomes FILES_WITH_SHM; when it
+ * starts under neither but does without, FILES_OFF, and the answer is the
+ * plain probe's: the run then grades without the rules rather than not at
+ * all. why says what failed under the stricter rules. */
 int probe_gpu_files(devinfo *d, int sms, int *files, char *why, size_t whyn, char *err,
                     size_t errn);
 

@@ -422,11 +422,12 @@ static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_re
 int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
                 const devinfo *dev, uint64_t seed, const char *const *libs)
 {
-    return report_json_run(f, specs, res, n_labs, dev, seed, libs, 0);
+    return report_json_run(f, specs, res, n_labs, dev, seed, libs, 0, NULL);
 }
 
 int report_json_run(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
-                    const devinfo *dev, uint64_t seed, const char *const *libs, double elapsed_s)
+                    const devinfo *dev, uint64_t seed, const char *const *libs, double elapsed_s,
+                    const char *unguarded)
 {
     char esc[512];
     int got_all = 0, max_all = 0;
@@ -487,6 +488,10 @@ int report_json_run(FILE *f, const lab_spec *const *specs, const lab_results *re
     fprintf(f, "],\n \"score\": %d, \"max_score\": %d", got_all, max_all);
     if (elapsed_s > 0)
         fprintf(f, ", \"elapsed_s\": %.1f", elapsed_s);
+    if (unguarded && *unguarded) { /* the sandbox was not all on: grader/batch flags the run */
+        char text[2200];
+        fprintf(f, ",\n \"unguarded\": \"%s\"", report_json_escape(unguarded, text, sizeof text));
+    }
     fprintf(f, "}\n");
     return ferror(f) ? -1 : 0;
 }

@@ -55,7 +55,8 @@ int report_json(FILE *f, const lab_spec *const *specs, const lab_results *res, i
                 const devinfo *dev, uint64_t seed, const char *const *libs);
 /* The same, with the grading run's wall time (written when above 0). */
 int report_json_run(FILE *f, const lab_spec *const *specs, const lab_results *res, int n_labs,
-                    const devinfo *dev, uint64_t seed, const char *const *libs, double elapsed_s);
+                    const devinfo *dev, uint64_t seed, const char *const *libs, double elapsed_s,
+                    const char *unguarded);
 
 /* JSON string escaping into buf; returns buf. */
 const char *report_json_escape(const char *s, char *buf, size_t n);

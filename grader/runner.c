@@ -247,6 +247,9 @@ static void on_rejected(const char *what, const char *syscall_name)
  * loaded: its image is guarded like the grader's own. */
 static const void *given_image;
 
+/* This child's Landlock rules on files are set (child_files). */
+static int files_bound;
+
 int runner_sandbox_child(test_record *rec, char *err, size_t errn)
 {
     sandbox_spec sb;
@@ -265,6 +268,7 @@ int runner_sandbox_child(test_record *rec, char *err, size_t errn)
     uint64_t offset, record;
     if (results_writer(&fd, &ip, &offset, &record) == 0)
         sandbox_guard_results(&sb, fd, ip, offset, record);
+    sb.refuse_truncating_open = files_bound && sandbox_files_abi() < 3;
     sandboxed_rec = rec;
     return sandbox_install(&sb, on_rejected, err, errn);
 }
@@ -292,7 +296,8 @@ static cudaError_t child_green(grade_run *run, test_record *rec)
 
 /* Files (Landlock, sandbox.h): from here on this child, the threads CUDA
  * starts in it and the lab library cannot create, change or remove a file
- * outside /dev/null, the GPU's files, /dev/shm and /proc/self. Its output
+ * outside /dev/null, the GPU's files and /proc/self (and /dev/shm where CUDA
+ * needs it, FILES_WITH_SHM). Its output
  * file is already open. Before CUDA starts: Landlock binds only the calling
  * thread and the threads started after it, and a library can run code on
  * the driver's threads (a host function in a stream). A coverage build also
@@ -301,13 +306,19 @@ static void child_files(const grade_run *run)
 {
     if (!run->files)
         return;
-    const char *writable[2] = {NULL, NULL};
+    const char *writable[3] = {NULL, NULL, NULL};
+    int n = 0;
+    const char *const *level = probe_files_writable(run->files);
+    for (int i = 0; level && level[i]; i++)
+        writable[n++] = level[i];
 #ifdef CUDA_LABS_COVERAGE_DIR
-    writable[0] = CUDA_LABS_COVERAGE_DIR;
+    writable[n++] = CUDA_LABS_COVERAGE_DIR;
 #endif
     char err[200];
-    if (sandbox_restrict_files(writable, err, sizeof err) < 0)
+    int rc = sandbox_restrict_files(writable, err, sizeof err);
+    if (rc < 0)
         fprintf(stderr, "grade: warning: files are not guarded in this test: %s\n", err);
+    files_bound = rc == 0;
     int threads = proc_count_threads();
     if (threads > 1) /* a change that let CUDA start first: its threads are not bound */
         fprintf(stderr, "grade: warning: files are not guarded in this test: %d threads ran "

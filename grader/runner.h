@@ -31,7 +31,7 @@ typedef struct grade_run {
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
     int sandbox;         /* each child installs the seccomp filter (grader/sandbox.h) */
-    int files;           /* each child sets the Landlock rules on files first (sandbox.h) */
+    int files;           /* each child sets the Landlock rules on files first: FILES_* (probe.h) */
     int sms;             /* --sms: each child grades in a green context of this many SMs; 0: all */
     int gpu_sms;         /* the GPU's own SM count (with sms: the timeouts grow by gpu_sms/sms) */
     char suite[32];      /* its suite's name, set by runner_suite: "lab3" (unique in a run) */

@@ -520,6 +520,43 @@ static void guard_metadata(builder *b)
     block_end(b, skip);
 }
 
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+
+/* Where Landlock is older than ABI 3 (Linux 6.2) its rules do not cover
+ * truncation: an open with O_TRUNC of a file the user may write empties it.
+ * So, only there, an open that asks for O_TRUNC fails with EPERM, and so does
+ * creat(), which always asks for it; openat2, whose flags the filter cannot
+ * read (they are in memory), fails with ENOSYS, so that a caller falls back
+ * to openat. */
+static void guard_truncation(builder *b)
+{
+    static const struct {
+        long nr;
+        int flags;
+    } opens[] = {
+#ifdef SYS_open
+        {SYS_open, 1},
+#endif
+        {SYS_openat, 2},
+    };
+    for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++) {
+        int skip = block_begin(b, opens[i].nr);
+        int no = new_label(b);
+        load(b, ARG_LO(opens[i].flags));
+        jump(b, BPF_JSET, O_TRUNC, no, NO_LABEL);
+        ret(b, SECCOMP_RET_ALLOW);
+        place(b, no);
+        ret(b, SECCOMP_RET_ERRNO | EPERM);
+        block_end(b, skip);
+    }
+#ifdef SYS_creat
+    fail_with(b, SYS_creat, EPERM);
+#endif
+    fail_with(b, __NR_openat2, ENOSYS);
+}
+
 int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
 {
 #ifndef SANDBOX_ARCH
@@ -615,6 +652,8 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     if (s->results_fd >= 0)
         guard_results(&b, s);
     guard_metadata(&b);
+    if (s->refuse_truncating_open)
+        guard_truncation(&b);
 
     /* Processes and programs. */
     {
@@ -896,7 +935,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *context)
 
 int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, size_t errn)
 {
-    static struct sock_filter prog[1024];
+    static struct sock_filter prog[BPF_MAXINSNS]; /* the kernel's limit for one filter */
     int n = sandbox_build(s, prog, (int)(sizeof prog / sizeof prog[0]));
     if (n < 0) {
         snprintf(err, errn, "the filter could not be built for this machine");
@@ -1073,7 +1112,9 @@ int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
         return -1;
     }
     /* Device files are opened for writing (the GPU's /dev/nvidia*, /dev/null);
-     * /dev/shm holds CUDA's shared memory between processes; the driver names
+     * /dev/shm, a memory file system every later process of the machine sees,
+     * is not writable unless the caller names it (the probe does where CUDA
+     * does not start without it; on the H200 it does); the driver names
      * its threads through /proc/self/task/<tid>/comm and fails to start
      * (cudaErrorOperatingSystem, seen on the H200) when it cannot. /proc/self
      * is this process's own folder (/proc/<pid>); for an ordinary user its
@@ -1082,10 +1123,6 @@ int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
     const uint64_t write_only = changes & (LL_WRITE_FILE | LL_TRUNCATE);
     const char *where = "/dev";
     int rc = allow_devices(ruleset, write_only, &where);
-    if (rc == 0) {
-        rc = allow_beneath(ruleset, "/dev/shm", changes);
-        where = "/dev/shm";
-    }
     if (rc == 0) {
         rc = allow_beneath(ruleset, "/proc/self", write_only);
         where = "/proc/self";

@@ -41,6 +41,10 @@ typedef struct sandbox_spec {
      * size. */
     int results_fd;
     uint64_t results_ip, results_offset, results_bytes;
+    /* Open with O_TRUNC, creat() and openat2 fail (EPERM, ENOSYS): set where
+     * Landlock's rules are on but older than ABI 3, which does not cover
+     * truncation (sandbox_restrict_files). */
+    int refuse_truncating_open;
 } sandbox_spec;
 
 /* Adds the results file's rules: the descriptor fd may be written only by
@@ -81,8 +85,8 @@ int sandbox_probe(char *err, size_t errn);
  * change, truncate, rename or remove a file anywhere, except /dev/null, the
  * GPU's /dev/nvidia* files (as they are at the call) and its own files in
  * /proc/self (opened for writing: CUDA names its threads there), and
- * anything beneath /dev/shm and each folder of writable (NULL-terminated, may
- * be NULL), where files may also be made and removed. Reading is not restricted, and
+ * anything beneath each folder of writable (NULL-terminated, may be NULL),
+ * where files may also be made and removed; /dev/shm only when named there. Reading is not restricted, and
  * descriptors opened before the call keep working. It applies to the calling
  * thread only: call it before CUDA starts its threads. 0; 1 when the kernel
  * has no Landlock (err says so); -1 when it failed (err says why). */

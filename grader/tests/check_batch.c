@@ -266,7 +266,7 @@ START_TEST(batch_books_grader_faults)
     const lab_spec *specs[] = {&lab_transpose};
     f = fopen(fixture, "w");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(report_json_run(f, specs, &res, 1, NULL, 0x5, NULL, 1.5), 0);
+    ck_assert_int_eq(report_json_run(f, specs, &res, 1, NULL, 0x5, NULL, 1.5, NULL), 0);
     fclose(f);
     /* "realfault": the same run with a SETUP ERROR of the grader's in stage 1
      * (before the library was loaded), in the real format. */
@@ -280,7 +280,7 @@ START_TEST(batch_books_grader_faults)
              "could not start CUDA: cudaErrorNoDevice (no \"CUDA-capable\" device)");
     f = fopen(fixture2, "w");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(report_json_run(f, specs, &res2, 1, NULL, 0x5, NULL, 1.5), 0);
+    ck_assert_int_eq(report_json_run(f, specs, &res2, 1, NULL, 0x5, NULL, 1.5, NULL), 0);
     fclose(f);
     setenv("CUDA_LABS_FIXTURE2", fixture2, 1);
     ck_assert_ptr_nonnull(realpath(grade_path(), real));

@@ -553,6 +553,50 @@ START_TEST(a_driver_that_must_write_files_still_grades)
 }
 END_TEST
 
+/* A driver that must write beneath /dev/shm to start: the run keeps every
+ * other rule, says that /dev/shm stays writable, and --json records it
+ * ("unguarded") for grader/batch and --analyze. Under the strict rules of a
+ * run whose driver needs nothing there, the same driver would not start. */
+START_TEST(a_driver_that_needs_dev_shm_keeps_the_rest)
+{
+    SKIP_UNLESS_READY();
+    if (sandbox_files_abi() == 0 || access("/dev/shm", W_OK) != 0) {
+        test_skip("fakegpu: this kernel has no Landlock, or there is no /dev/shm");
+        return;
+    }
+    char must[128], json_path[700];
+    snprintf(must, sizeof must, "/dev/shm/cudalabs-fakedriver-%ld", (long)getpid());
+    snprintf(json_path, sizeof json_path, "%s/root/shm.json", libdir);
+    setenv("FAKEGPU_STARTS_BY_WRITING", must, 1);
+    int rc = fake_grade("lab1", "good", "--quick", "--json", json_path, NULL);
+    unsetenv("FAKEGPU_STARTS_BY_WRITING");
+    unlink(must);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("files: /dev/shm stays writable: CUDA does not start on this machine without it (");
+    HAS("Score: 50/50");
+    ck_assert_ptr_null(strstr(out, "NOT guarded"));
+    char text[8192] = "";
+    FILE *f = fopen(json_path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(json_path);
+    text[got] = '\0';
+    ck_assert_msg(strstr(text, "\"unguarded\": \"/dev/shm writable: CUDA does not start without "
+                               "it (") != NULL, "%s", text);
+    /* and a run with nothing off records nothing */
+    rc = fake_grade("lab1", "good", "--quick", "--json", json_path, NULL);
+    f = fopen(json_path, "r");
+    ck_assert_ptr_nonnull(f);
+    got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(json_path);
+    text[got] = '\0';
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(strstr(text, "unguarded") == NULL, "%s", text);
+}
+END_TEST
+
 Suite *make_fakegpu_suite(void)
 {
     Suite *s = suite_create("fakegpu");
@@ -568,6 +612,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, given_stages_from_the_course_copy);
     tcase_add_test(tc, children_cannot_change_the_course_files);
     tcase_add_test(tc, a_driver_that_must_write_files_still_grades);
+    tcase_add_test(tc, a_driver_that_needs_dev_shm_keeps_the_rest);
     suite_add_tcase(s, tc);
     TCase *cc = tcase_create("capability");
     tcase_set_timeout(cc, 30); /* nothing is graded: a lab that made its inputs anyway would not fit */

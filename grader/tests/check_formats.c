@@ -22,7 +22,7 @@ static run_summary summary(void)
     fixture_results(&res);
     memset(&dev, 0, sizeof dev);
     strcpy(dev.name, "Test GPU <H200>");
-    return (run_summary){specs, &res, 1, &dev, 0xabc, 0, NULL};
+    return (run_summary){specs, &res, 1, &dev, 0xabc, 0, NULL, NULL};
 }
 
 static void write_with(int (*fn)(FILE *, const run_summary *), const run_summary *r)
@@ -224,7 +224,7 @@ static run_summary rich_run(void)
            "needs compute capability 8.0 (this GPU, Test GPU, has 7.5): not graded, no points lost");
     memset(&dev, 0, sizeof dev);
     strcpy(dev.name, "Test GPU <H200>");
-    return (run_summary){rich_specs, rich_res, 2, &dev, 0xabc, 3.5, NULL};
+    return (run_summary){rich_specs, rich_res, 2, &dev, 0xabc, 3.5, NULL, NULL};
 }
 
 static char tmpdir[64];

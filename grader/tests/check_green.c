@@ -172,7 +172,7 @@ START_TEST(json_records_sms_used)
         uint64_t seed;
         double elapsed;
         int n = 0;
-        ck_assert_int_eq(results_load(path, labs, back, 1, &n, &again, &seed, &elapsed, why,
+        ck_assert_int_eq(results_load(path, labs, back, 1, &n, &again, &seed, &elapsed, NULL, 0, why,
                                       sizeof why),
                          0);
         unlink(path);

@@ -124,7 +124,7 @@ START_TEST(html_page)
 {
     setup_run("NVIDIA RTX A6000");
     const lab_spec *specs[] = {&lab_transpose};
-    run_summary r = {specs, &res, 1, &dev, 0xbeef, 0, NULL};
+    run_summary r = {specs, &res, 1, &dev, 0xbeef, 0, NULL, NULL};
     char *html = render(html_fn, &r);
     ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
     ck_assert_ptr_nonnull(strstr(html, "<h1>CUDA Labs results: 40/70 points</h1>"));
@@ -151,7 +151,7 @@ END_TEST
 START_TEST(html_names_every_verdict)
 {
     const lab_spec *specs[] = {&lab_transpose};
-    run_summary r = {specs, &res, 1, &dev, 0xbeef, 0, NULL};
+    run_summary r = {specs, &res, 1, &dev, 0xbeef, 0, NULL, NULL};
     for (int v = V_SLOW; v < V_COUNT; v++) {
         setup_run("NVIDIA RTX A6000");
         res.t[4][TEST_PERF].v = (verdict)v; /* timed, with a ratio */
@@ -226,7 +226,7 @@ START_TEST(load_round_trip)
     uint64_t seed = 0;
     char err[256];
     double elapsed = 0;
-    ck_assert_int_eq(results_load(path, loaded, back, 4, &n, &d2, &seed, &elapsed, err, sizeof err), 0);
+    ck_assert_int_eq(results_load(path, loaded, back, 4, &n, &d2, &seed, &elapsed, NULL, 0, err, sizeof err), 0);
     unlink(path);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(loaded[0].spec.number, lab_transpose.number);
@@ -253,7 +253,7 @@ START_TEST(load_round_trip)
     report_score(&lab_transpose, &back[0], &got, &max);
     ck_assert_int_eq(got, 40);
     ck_assert_int_eq(max, 70);
-    ck_assert_int_eq(results_load("/nonexistent.json", loaded, back, 4, &n, &d2, &seed, &elapsed, err, sizeof err), -1);
+    ck_assert_int_eq(results_load("/nonexistent.json", loaded, back, 4, &n, &d2, &seed, &elapsed, NULL, 0, err, sizeof err), -1);
 }
 END_TEST
 

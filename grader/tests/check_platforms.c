@@ -689,7 +689,7 @@ static void record_run(const char *path)
     dev.cc_major = 9;
     dev.sms = 132;
     FILE *f = fopen(path, "w");
-    ck_assert_int_eq(report_json_run(f, specs, &res, 1, &dev, 0x77, libs, 12.5), 0);
+    ck_assert_int_eq(report_json_run(f, specs, &res, 1, &dev, 0x77, libs, 12.5, NULL), 0);
     fclose(f);
 }
 

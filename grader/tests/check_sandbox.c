@@ -803,9 +803,86 @@ START_TEST(closes_proc_self_mem)
 }
 END_TEST
 
+/* Where Landlock is older than ABI 3 it does not cover truncation, and the
+ * filter refuses opens that ask for it (sandbox_spec.refuse_truncating_open):
+ * each way to ask fails and the file keeps its bytes; an open without O_TRUNC
+ * still works; and without the flag the same open does empty the file (the
+ * control). 0, or which bits went wrong. */
+static int truncating_opens(int refuse, const char *path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sandbox_spec sb;
+        char err[200];
+        if (sandbox_prepare(&sb) != 0)
+            _exit(100);
+        sb.refuse_truncating_open = refuse;
+        if (sandbox_install(&sb, NULL, err, sizeof err) != 0)
+            _exit(101);
+        int rc = 0;
+        errno = 0;
+        int fd = open(path, O_WRONLY | O_TRUNC);
+        if (!(fd < 0 && errno == EPERM))
+            rc |= 1 << 0;
+        errno = 0;
+        fd = openat(AT_FDCWD, path, O_RDWR | O_TRUNC | O_APPEND);
+        if (!(fd < 0 && errno == EPERM))
+            rc |= 1 << 1;
+        errno = 0;
+        fd = creat(path, 0600);
+        if (!(fd < 0 && errno == EPERM))
+            rc |= 1 << 2;
+        struct {
+            uint64_t flags, mode, resolve;
+        } how = {O_WRONLY | O_TRUNC, 0, 0};
+        errno = 0;
+        fd = (int)syscall(437 /* openat2 */, AT_FDCWD, path, &how, sizeof how);
+        if (!(fd < 0 && errno == ENOSYS))
+            rc |= 1 << 3;
+        FILE *f = fopen(path, "w"); /* what a library would write */
+        if (f) {
+            rc |= 1 << 4;
+            fclose(f);
+        }
+        /* and what stays: opening without O_TRUNC, reading, appending */
+        fd = open(path, O_WRONLY | O_APPEND);
+        if (fd < 0 || write(fd, "+", 1) != 1)
+            rc |= 1 << 5;
+        if (fd >= 0)
+            close(fd);
+        _exit(rc);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+START_TEST(refuses_truncating_opens)
+{
+    char name[] = "/tmp/cudalabs-trunc-XXXXXX";
+    int fd = mkstemp(name);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "course", 6), 6);
+    close(fd);
+    int rc = truncating_opens(1, name);
+    struct stat sb;
+    ck_assert_int_eq(stat(name, &sb), 0);
+    ck_assert_msg(rc == 0, "wrong outcomes, one bit per call in truncating_opens: 0x%x", rc);
+    ck_assert_int_eq(sb.st_size, 7); /* "course" and the appended "+" */
+    /* The control: without the rule, the first open empties the file and every
+     * refusal above is missing. */
+    rc = truncating_opens(0, name);
+    ck_assert_int_eq(stat(name, &sb), 0);
+    unlink(name);
+    ck_assert_msg((rc & 0x1f) == 0x1f, "without the rule: 0x%x", rc);
+    ck_assert_int_lt(sb.st_size, 7);
+}
+END_TEST
+
 START_TEST(filter_fits)
 {
-    static struct sock_filter prog[1024];
+    static struct sock_filter prog[BPF_MAXINSNS];
     sandbox_spec s;
     ck_assert_int_eq(sandbox_prepare(&s), 0);
     ck_assert_int_eq(s.n_ranges, 1);
@@ -815,10 +892,23 @@ START_TEST(filter_fits)
     for (int i = 1; i < SANDBOX_MAX_RANGES; i++)
         ck_assert_int_eq(sandbox_add_range(&s, &prog[i], 100, "x"), 0);
     ck_assert_int_eq(sandbox_add_range(&s, &prog[0], 100, "x"), -1); /* full */
-    int n = sandbox_build(&s, prog, 1024);
+    sandbox_guard_results(&s, 9, (uint64_t)(uintptr_t)&results_open, 4096, 512);
+    s.refuse_truncating_open = 1; /* every rule at once */
+    int n = sandbox_build(&s, prog, BPF_MAXINSNS);
     ck_assert_int_gt(n, 40);
-    ck_assert_int_lt(n, 1024);
+    ck_assert_int_le(n, BPF_MAXINSNS);
     ck_assert_int_eq(sandbox_build(&s, prog, 20), -1); /* too small: said, not overrun */
+    /* and the kernel takes the longest filter */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char err[200];
+        _exit(sandbox_install(&s, NULL, err, sizeof err) == 0 ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the longest filter (%d instructions) "
+                  "was refused: status 0x%x", n, st);
 }
 END_TEST
 
@@ -996,6 +1086,16 @@ static unsigned ll_try_everything(int abi, int before_fd)
         bad |= 1u << 12;
     if (fd >= 0)
         close(fd);
+    /* /dev/shm only when named in writable (the probe names it where CUDA
+     * needs it): a memory file system any later process of the machine sees. */
+    snprintf(p, sizeof p, "/dev/shm/cudalabs-ll-%ld", (long)getpid());
+    fd = open(p, O_CREAT | O_WRONLY, 0600);
+    if (fd >= 0) {
+        close(fd);
+        unlink(p);
+    }
+    if (fd >= 0 || (errno != EACCES && errno != ENOENT))
+        bad |= 1u << 19;
     /* Of /dev, only /dev/null and the GPU's files: not disks, not the rest. */
     fd = open("/dev/zero", O_WRONLY);
     if (fd >= 0 || errno != EACCES)
@@ -1119,6 +1219,7 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, filter_fits);
     tcase_add_test(tc, escape_hatch);
     tcase_add_test(tc, children_cannot_change_files);
+    tcase_add_test(tc, refuses_truncating_opens);
     suite_add_tcase(s, tc);
     return s;
 }
