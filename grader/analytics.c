@@ -203,11 +203,12 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
 
     static class_stats labs[LAB_MAX]; /* by the lab's position (lab_position) */
     memset(labs, 0, sizeof labs);
-    char *flag_text = NULL, *bad_text = NULL;
-    size_t flag_len = 0, bad_len = 0;
+    char *flag_text = NULL, *bad_text = NULL, *open_text = NULL;
+    size_t flag_len = 0, bad_len = 0, open_len = 0;
     FILE *flags = open_memstream(&flag_text, &flag_len);
     FILE *bad = open_memstream(&bad_text, &bad_len);
-    int n_flags = 0, n_bad = 0, n_read = 0;
+    FILE *unguarded = open_memstream(&open_text, &open_len); /* graded with the sandbox partly off */
+    int n_flags = 0, n_bad = 0, n_read = 0, n_open = 0;
     for (int i = 0; i < n; i++) {
         char path[4096], why[256];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -220,12 +221,18 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
             names[i][strlen(names[i]) - 5] = '\0'; /* the student */
             take_file(doc, names[i], labs, flags, &n_flags);
             n_read++;
+            const char *off = json_string(json_get(doc, "unguarded"), "");
+            if (*off) {
+                fprintf(unguarded, "  %s: %s\n", names[i], off);
+                n_open++;
+            }
         }
         json_free(doc);
         free(text);
     }
     fclose(flags);
     fclose(bad);
+    fclose(unguarded);
 
     fprintf(out, "Class analytics: %d result file%s read from %s", n_read, n_read == 1 ? "" : "s",
             dir);
@@ -305,6 +312,10 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
     else
         fprintf(out, "\nImplausible timings: none.\n");
     free(outliers);
+    if (n_open)
+        fprintf(out, "\nGraded with part of the sandbox off, to grade again where all of it is on "
+                     "(%d):\n%s",
+                n_open, open_text);
     for (int l = 0; l < lab_count; l++)
         for (int s = 0; s < LAB_MAX_STAGES; s++) {
             for (int i = 0; i < labs[l].st[s].n_speedups; i++)
@@ -317,6 +328,7 @@ int analytics_report(const char *dir, FILE *out, char *err, size_t errn)
     free(names);
     free(flag_text);
     free(bad_text);
+    free(open_text);
     if (n_read == 0) {
         snprintf(err, errn, "no result file could be read in %s", dir);
         return -1;

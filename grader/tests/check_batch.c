@@ -212,6 +212,7 @@ static const char fake_grade[] =
     "This happened after your library was loaded' ;;\n"
     "  *tamper*) echo '# changed' >> \"$CUDA_LABS_COURSE_FILE\"; v=FAIL score=30 code=1 "
     "fault=submission m='a stage that wrote a course file' ;;\n"
+    "  *unguarded*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE3\" --json \"$json\" ;;\n"
     "  *realfault*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE2\" --json \"$json\" ;;\n"
     "  *real*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE\" --json \"$json\" ;;\n"
     "  *) exit 3 ;;\n"
@@ -305,6 +306,73 @@ START_TEST(batch_books_grader_faults)
     HAS("batch: 6 of 9 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* A run with part of the sandbox off (here: the real grader's results, read
+ * back by --from, with "unguarded" in them) is graded and its status says
+ * what was off, one line at the end counts such students, and --analyze
+ * lists them; with --require-sandbox the run is no grade (a fault on the
+ * grader's side). The reason holds a quote and a comma, as a seccomp or
+ * Landlock error may. */
+START_TEST(batch_marks_runs_with_the_sandbox_off)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    fake_submission(dir, "open", "unguarded");
+    fake_submission(dir, "shut", "real");
+    char grade[400], fixture[400], fixture3[400], real[4096];
+    write_fake_grade(dir, grade, sizeof grade);
+    static lab_results res;
+    fixture_results(&res);
+    extern const lab_spec lab_transpose;
+    const lab_spec *specs[] = {&lab_transpose};
+    const char *off = "sandbox not available (\"seccomp\": Invalid argument, kernel 3.10)";
+    snprintf(fixture, sizeof fixture, "%s/fixture.json", dir);
+    snprintf(fixture3, sizeof fixture3, "%s/fixture3.json", dir);
+    for (int k = 0; k < 2; k++) {
+        FILE *f = fopen(k ? fixture3 : fixture, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(report_json_run(f, specs, &res, 1, NULL, 0x5, NULL, 1.5, k ? off : NULL), 0);
+        fclose(f);
+    }
+    setenv("CUDA_LABS_FIXTURE", fixture, 1);
+    setenv("CUDA_LABS_FIXTURE3", fixture3, 1);
+    ck_assert_ptr_nonnull(realpath(grade_path(), real));
+    setenv("CUDA_LABS_REAL_GRADE", real, 1);
+    int rc = run_batch(dir, 2, 1, grade, "10", NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "open,lab2,40,70,\"some tests failed (graded with part of the sandbox off: "
+                   "sandbox not available (\"\"seccomp\"\": Invalid argument, kernel 3.10))\"\n");
+    BOOK_HAS(book, "shut,lab2,40,70,some tests failed\n");
+    HAS("batch: 1 of 2 students graded with part of the sandbox off (their status says what)");
+    /* --analyze reads the same results folder. */
+    char results[400];
+    snprintf(results, sizeof results, "%s/results", dir);
+    char *analyze[] = {real, "--analyze", results, NULL};
+    ck_assert_int_eq(run_command(analyze, NULL, out, sizeof out), 0);
+    HAS("Graded with part of the sandbox off, to grade again where all of it is on (1):\n"
+        "  open: sandbox not available (\"seccomp\": Invalid argument, kernel 3.10)\n");
+    ck_assert_ptr_null(strstr(out, "  shut: "));
+    /* With --require-sandbox the same run is not a grade. */
+    char subs[400];
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    char grade_env[500];
+    snprintf(grade_env, sizeof grade_env, "GRADE=%s", grade);
+    const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "ARCH=native", grade_env,
+                         "CUDA_VISIBLE_DEVICES=-1", NULL};
+    char *argv[] = {"grader/batch", "--lab", "2",  "--out",          results, "--seed", "0x5",
+                    "--timeout",    "10",    "--require-sandbox", subs,    NULL};
+    rc = run_command(argv, env, out, sizeof out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "open,lab2,,,\"not graded: part of the sandbox was off (sandbox not available "
+                   "(\"\"seccomp\"\": Invalid argument, kernel 3.10)) and --require-sandbox is set\"\n");
+    BOOK_HAS(book, "shut,lab2,40,70,some tests failed\n");
+    unsetenv("CUDA_LABS_FIXTURE3");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -410,6 +478,7 @@ Suite *make_batch_suite(void)
     tcase_add_loop_test(tc, batch_without_gpu, 0, labs_of(0, specs));
     tcase_add_test(tc, batch_books_grader_faults);
     tcase_add_test(tc, batch_stops_when_course_files_change);
+    tcase_add_test(tc, batch_marks_runs_with_the_sandbox_off);
     tcase_add_test(tc, slurm_array);
     suite_add_tcase(s, tc);
     return s;
