@@ -1072,69 +1072,57 @@ static int run_ungraded(session *g)
     return GO_ON;
 }
 
-/* One more thing the sandbox does not do in this run: said in the header,
- * and kept for --json ("unguarded"), where grader/batch and --analyze read it. */
-static void unguarded(session *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void unguarded(session *g, const char *fmt, ...)
-{
-    size_t len = strlen(g->unguarded);
-    if (len && len + 2 < sizeof g->unguarded) {
-        memcpy(g->unguarded + len, "; ", 3);
-        len += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g->unguarded + len, sizeof g->unguarded - len, fmt, ap);
-    va_end(ap);
-}
-
 /* The run's header, and the grading children's seccomp filter and Landlock
  * rules (grader/sandbox.h): said only when they are off. Under compute-sanitizer it
- * is never installed. */
+ * is never installed. What of them is off is also kept for --json
+ * ("unguarded"), where grader/batch and --analyze read it: one of the cases
+ * below at most, since each later one needs the filter on. */
 static void print_header(session *g)
 {
     const grade_options *o = &g->o;
     printf("CUDA Labs grader\n  GPU:  %s\n  seed: 0x%llx (replay with --seed 0x%llx)\n",
            g->dev_line, (unsigned long long)o->seed, (unsigned long long)o->seed);
     g->sandboxed = !o->under_sanitizer && !sandbox_disabled();
+    const size_t un = sizeof g->unguarded;
     if (o->under_sanitizer)
-        unguarded(g, "graded under compute-sanitizer: no seccomp filter, no rules on files");
+        snprintf(g->unguarded, un, "graded under compute-sanitizer: no seccomp filter, no rules "
+                                   "on files");
     if (!o->under_sanitizer && !g->sandboxed) {
         printf("  sandbox: OFF (CUDA_LABS_NO_SANDBOX is set): a submission could tamper with "
                "the grader; for debugging only, not a grade\n");
-        unguarded(g, "sandbox off (CUDA_LABS_NO_SANDBOX is set): no seccomp filter, no rules on "
-                     "files");
+        snprintf(g->unguarded, un, "sandbox off (CUDA_LABS_NO_SANDBOX is set): no seccomp "
+                                   "filter, no rules on files");
     }
     char sandbox_err[200];
     if (g->sandboxed && sandbox_probe(sandbox_err, sizeof sandbox_err) != 0) {
         printf("  sandbox: not available on this system (%s): grading goes on without it\n",
                sandbox_err);
-        unguarded(g, "sandbox not available (%s): no seccomp filter, no rules on files",
-                  sandbox_err);
+        snprintf(g->unguarded, un, "sandbox not available (%s): no seccomp filter, no rules on "
+                                   "files", sandbox_err);
         g->sandboxed = 0;
     }
     if (g->sandboxed) /* the children's memory, and this process's, closed to each other */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    if (g->sandboxed && g->files_refused)
+    if (g->sandboxed && g->files_refused) {
         printf("  files: NOT guarded: CUDA does not start on this machine under the rules that "
                "keep a submission from writing files (%s), so they are off for this run; "
                "handouts/instructors.md, \"Write files where Landlock is not in force\"\n",
                g->files_why);
-    else if (g->sandboxed && g->files == FILES_WITH_SHM)
+        snprintf(g->unguarded, un, "files not guarded: CUDA does not start under the rules (%s)",
+                 g->files_why);
+    } else if (g->sandboxed && g->files == FILES_WITH_SHM) {
         printf("  files: /dev/shm stays writable: CUDA does not start on this machine without it "
                "(%s), so a submission could fill it for the processes after it; "
                "handouts/instructors.md, \"Write files where Landlock is not in force\"\n",
                g->files_why);
-    else if (g->sandboxed && sandbox_files_abi() == 0)
+        snprintf(g->unguarded, un, "/dev/shm writable: CUDA does not start without it (%s)",
+                 g->files_why);
+    } else if (g->sandboxed && sandbox_files_abi() == 0) {
         printf("  files: this kernel has no Landlock, so a submission could still write files "
                "the grader's user may write (the seccomp filter is on; handouts/instructors.md, "
                "\"Write files where Landlock is not in force\")\n");
-    if (g->sandboxed && g->files_refused)
-        unguarded(g, "files not guarded: CUDA does not start under the rules (%s)", g->files_why);
-    else if (g->sandboxed && g->files == FILES_WITH_SHM)
-        unguarded(g, "/dev/shm writable: CUDA does not start without it (%s)", g->files_why);
-    else if (g->sandboxed && sandbox_files_abi() == 0)
-        unguarded(g, "files not guarded: this kernel has no Landlock");
+        snprintf(g->unguarded, un, "files not guarded: this kernel has no Landlock");
+    }
     for (int i = 0; i < g->n; i++)
         if (lab_has_given(g->specs[i]) && !given_built(g->specs[i]->number))
             printf("  lab %d: the course's copy of its given stages (build/ceilings/lab%d-given.so), "

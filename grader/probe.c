@@ -34,26 +34,33 @@ int probe_gpu_sms(devinfo *d, int sms, char *err, size_t errn)
     return probe(d, sms, 0, err, errn);
 }
 
-const char *const *probe_files_writable(int level)
+const char *probe_files_writable(int level)
 {
-    static const char *const shm[] = {"/dev/shm", NULL};
-    return level == FILES_WITH_SHM ? shm : NULL;
+    return level == FILES_WITH_SHM ? "/dev/shm" : NULL;
 }
 
 /* Under the strict rules, else with /dev/shm writable: 0 and *files set to
- * the level CUDA started under, PROBE_SMS_REFUSED, or the last failure (why
- * says what failed under the strict rules). */
-static int probe_levels(devinfo *d, int sms, int *files, char *why, size_t whyn)
+ * the level CUDA started under, PROBE_SMS_REFUSED (*files set, err says
+ * why), or the last failure. why says what failed under the strict rules.
+ * When only the /dev/shm level starts, the strict rules are tried once more:
+ * the first failure may have been the GPU busy for a moment, which must not
+ * loosen the rules for the whole run. */
+static int probe_levels(devinfo *d, int sms, int *files, char *why, size_t whyn, char *err,
+                        size_t errn)
 {
     int rc = probe(d, sms, FILES_STRICT, why, whyn);
     if (rc == 0 || rc == PROBE_SMS_REFUSED) {
         *files = FILES_STRICT;
+        if (rc)
+            snprintf(err, errn, "%s", why);
         return rc;
     }
-    char err[256];
-    rc = probe(d, sms, FILES_WITH_SHM, err, sizeof err);
-    if (rc == 0)
-        *files = FILES_WITH_SHM;
+    rc = probe(d, sms, FILES_WITH_SHM, err, errn);
+    if (rc != 0 && rc != PROBE_SMS_REFUSED)
+        return rc;
+    *files = FILES_WITH_SHM;
+    if (rc == 0 && probe(d, sms, FILES_STRICT, err, errn) == 0)
+        *files = FILES_STRICT;
     return rc;
 }
 
@@ -62,19 +69,17 @@ int probe_gpu_files(devinfo *d, int sms, int *files, char *why, size_t whyn, cha
 {
     if (!*files)
         return probe(d, sms, FILES_OFF, err, errn);
-    int rc = probe_levels(d, sms, files, why, whyn);
-    if (rc == 0 || rc == PROBE_SMS_REFUSED) {
-        if (rc != 0)
-            snprintf(err, errn, "%s", why);
+    char level_err[256];
+    int rc = probe_levels(d, sms, files, why, whyn, err, errn);
+    if (rc == 0 || rc == PROBE_SMS_REFUSED)
         return rc;
-    }
     rc = probe(d, sms, FILES_OFF, err, errn);
     if (rc != 0)
         return rc;
     /* CUDA starts without the rules. Once more under them: a first start
      * may have set up what a later one needs (device files made by the
      * driver's helper), or the GPU was busy for a moment. */
-    if (probe_levels(d, sms, files, why, whyn) != 0)
+    if (probe_levels(d, sms, files, why, whyn, level_err, sizeof level_err) != 0)
         *files = FILES_OFF; /* why says what failed */
     return 0;
 }
@@ -98,7 +103,8 @@ static int probe(devinfo *d, int sms, int files, char *err, size_t errn)
     }
     if (pid == 0) {
         char why[200];
-        if (files && sandbox_restrict_files(probe_files_writable(files), why, sizeof why) < 0) {
+        const char *writable[] = {probe_files_writable(files), NULL};
+        if (files && sandbox_restrict_files(writable, why, sizeof why) < 0) {
             pg->status = 1;
             snprintf(pg->err, sizeof pg->err, "%s", why);
             _exit(0);

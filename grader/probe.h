@@ -21,9 +21,9 @@ enum {
     FILES_WITH_SHM = 1, /* the rules, with /dev/shm writable: CUDA needs it here */
     FILES_STRICT = 2,   /* the rules; /dev/shm is not writable either */
 };
-/* The writable folders for sandbox_restrict_files at a level of the rules
- * (NULL-terminated; NULL when there are none). */
-const char *const *probe_files_writable(int level);
+/* The folder a level of the rules leaves writable beyond sandbox.h's own
+ * ("/dev/shm"), or NULL. */
+const char *probe_files_writable(int level);
 /* probe_gpu_sms with *files != FILES_OFF: the child sets the grading
  * children's Landlock rules (sandbox_restrict_files) before its first CUDA
  * call, as they do, first the strict ones, then with /dev/shm writable. When

@@ -306,13 +306,9 @@ static void child_files(const grade_run *run)
 {
     if (!run->files)
         return;
-    const char *writable[3] = {NULL, NULL, NULL};
-    int n = 0;
-    const char *const *level = probe_files_writable(run->files);
-    for (int i = 0; level && level[i]; i++)
-        writable[n++] = level[i];
+    const char *writable[3] = {probe_files_writable(run->files), NULL, NULL};
 #ifdef CUDA_LABS_COVERAGE_DIR
-    writable[n++] = CUDA_LABS_COVERAGE_DIR;
+    writable[writable[0] != NULL] = CUDA_LABS_COVERAGE_DIR;
 #endif
     char err[200];
     int rc = sandbox_restrict_files(writable, err, sizeof err);

@@ -51,6 +51,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <link.h>
 #include <linux/audit.h>
@@ -361,7 +362,8 @@ static void fail_with(builder *b, long nr, int err)
  *   it; F_SETFL's O_APPEND would stay set for every later test), dup2/dup3 over it, close and
  *   close_range of it, fchmod of it, pidfd_getfd (which copies any
  *   descriptor): refused;
- * - io_uring (its writes never pass the filter), userfaultfd: ENOSYS;
+ * - io_uring (its writes never pass the filter), userfaultfd: ENOSYS
+ *   (guard_around, in every filter);
  * - reopening it through /proc/self/fd: the file has mode 0 (results.c), and
  *   chmod, fchmodat and setting extended attributes (ACLs) fail with EPERM,
  *   so that no one but root can open it again;
@@ -436,10 +438,6 @@ static void guard_results(builder *b, const sandbox_spec *s)
         block_end(b, skip);
     }
     refuse(b, SYS_pidfd_getfd, R_FD_COPY);
-    fail_with(b, SYS_io_uring_setup, ENOSYS);
-    fail_with(b, SYS_io_uring_enter, ENOSYS);
-    fail_with(b, SYS_io_uring_register, ENOSYS);
-    fail_with(b, SYS_userfaultfd, ENOSYS);
     {
         int skip = block_begin(b, SYS_socket);
         int ok = new_label(b);
@@ -525,11 +523,13 @@ static void guard_metadata(builder *b)
 #endif
 
 /* Where Landlock is older than ABI 3 (Linux 6.2) its rules do not cover
- * truncation: an open with O_TRUNC of a file the user may write empties it.
- * So, only there, an open that asks for O_TRUNC fails with EPERM, and so does
- * creat(), which always asks for it; openat2, whose flags the filter cannot
- * read (they are in memory), fails with ENOSYS, so that a caller falls back
- * to openat. */
+ * truncation: an open with O_TRUNC empties a file the user may write even
+ * where the rules allow reading it only, when the open asks for no write
+ * access (O_RDONLY, or access mode 3, which asks for neither); an open for
+ * writing is Landlock's to refuse, and is left to it (so fopen(..., "w") of
+ * /dev/null works). So, only there, such an open fails with EPERM; openat2,
+ * whose flags the filter cannot read (they are in memory), fails with ENOSYS,
+ * so that a caller falls back to openat. */
 static void guard_truncation(builder *b)
 {
     static const struct {
@@ -543,18 +543,39 @@ static void guard_truncation(builder *b)
     };
     for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++) {
         int skip = block_begin(b, opens[i].nr);
-        int no = new_label(b);
+        int check = new_label(b), ok = new_label(b);
         load(b, ARG_LO(opens[i].flags));
-        jump(b, BPF_JSET, O_TRUNC, no, NO_LABEL);
-        ret(b, SECCOMP_RET_ALLOW);
-        place(b, no);
+        jump(b, BPF_JSET, O_TRUNC, check, ok);
+        place(b, check);
+        emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, O_ACCMODE);
+        jump(b, BPF_JEQ, O_WRONLY, ok, NO_LABEL);
+        jump(b, BPF_JEQ, O_RDWR, ok, NO_LABEL);
         ret(b, SECCOMP_RET_ERRNO | EPERM);
+        place(b, ok);
+        ret(b, SECCOMP_RET_ALLOW);
         block_end(b, skip);
     }
-#ifdef SYS_creat
-    fail_with(b, SYS_creat, EPERM);
-#endif
     fail_with(b, __NR_openat2, ENOSYS);
+}
+
+/* Ways around the other rules, in every filter: io_uring, whose operations
+ * (open with O_TRUNC, write, set extended attributes) never pass the filter,
+ * and userfaultfd fail with ENOSYS; open_by_handle_at, whose flags the
+ * truncation rule would have to read too, with EPERM (it needs
+ * CAP_DAC_READ_SEARCH: only a grader run as root could use it). So do the
+ * System V objects, shared memory segments, semaphore sets and message
+ * queues: they outlive the process, and a segment holds memory for every
+ * later student until someone removes it (what Landlock does for /dev/shm;
+ * no stage and nothing of CUDA's in a grading child makes one). */
+static void guard_around(builder *b)
+{
+    fail_with(b, SYS_io_uring_setup, ENOSYS);
+    fail_with(b, SYS_io_uring_enter, ENOSYS);
+    fail_with(b, SYS_io_uring_register, ENOSYS);
+    fail_with(b, SYS_userfaultfd, ENOSYS);
+    static const long calls[] = {SYS_open_by_handle_at, SYS_shmget, SYS_semget, SYS_msgget};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        fail_with(b, calls[i], EPERM);
 }
 
 int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
@@ -652,6 +673,7 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     if (s->results_fd >= 0)
         guard_results(&b, s);
     guard_metadata(&b);
+    guard_around(&b);
     if (s->refuse_truncating_open)
         guard_truncation(&b);
 
@@ -1042,9 +1064,18 @@ struct ll_path_beneath_attr {
     int32_t parent_fd;
 } __attribute__((packed));
 
+static int files_abi_limit = INT_MAX;
+
+void sandbox_files_abi_limit(int abi)
+{
+    files_abi_limit = abi;
+}
+
 int sandbox_files_abi(void)
 {
     long abi = syscall(LL_CREATE_RULESET, NULL, 0, LL_CREATE_RULESET_VERSION);
+    if (abi > files_abi_limit)
+        abi = files_abi_limit;
     return abi > 0 ? (int)abi : 0;
 }
 

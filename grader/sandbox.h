@@ -41,9 +41,9 @@ typedef struct sandbox_spec {
      * size. */
     int results_fd;
     uint64_t results_ip, results_offset, results_bytes;
-    /* Open with O_TRUNC, creat() and openat2 fail (EPERM, ENOSYS): set where
-     * Landlock's rules are on but older than ABI 3, which does not cover
-     * truncation (sandbox_restrict_files). */
+    /* An open with O_TRUNC that asks for no write access fails (EPERM), and
+     * openat2 (ENOSYS): set where Landlock's rules are on but older than ABI
+     * 3, which does not cover truncation (sandbox_restrict_files). */
     int refuse_truncating_open;
 } sandbox_spec;
 
@@ -91,8 +91,13 @@ int sandbox_probe(char *err, size_t errn);
  * thread only: call it before CUDA starts its threads. 0; 1 when the kernel
  * has no Landlock (err says so); -1 when it failed (err says why). */
 int sandbox_restrict_files(const char *const *writable, char *err, size_t errn);
-/* The kernel's Landlock ABI version, 0 when it has none. */
+/* The kernel's Landlock ABI version, 0 when it has none (at most the limit
+ * below). */
 int sandbox_files_abi(void);
+/* For the tests: rules of at most this ABI from now on in this process, as
+ * on an older kernel (2: Linux 5.19 to 6.1, where Landlock does not cover
+ * truncation). */
+void sandbox_files_abi_limit(int abi);
 
 /* 1 when CUDA_LABS_NO_SANDBOX is set to anything but "" or "0". */
 int sandbox_disabled(void);

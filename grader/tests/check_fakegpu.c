@@ -485,6 +485,28 @@ static long file_size(const char *path)
     return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
+/* Grades the "writes" library (fake_grade's arguments after it) and puts
+ * back what it changed before anything is asserted, so that a failure does
+ * not spoil the later tests' course files: its exit status, and in *changed
+ * how many of the three course files it changed (devcheck.so grown, lab1.so
+ * and tampered made). */
+static int graded_writes(const char *a1, const char *a2, const char *a3, int *changed)
+{
+    char devcheck[700], planted[700], tampered[700];
+    snprintf(devcheck, sizeof devcheck, "%s/root/build/ceilings/devcheck.so", libdir);
+    snprintf(planted, sizeof planted, "%s/root/build/ceilings/lab1.so", libdir);
+    snprintf(tampered, sizeof tampered, "%s/root/tampered", libdir);
+    long size = file_size(devcheck);
+    ck_assert_int_gt(size, 0);
+    int rc = fake_grade("lab1", "writes", a1, a2, a3, NULL);
+    long grown = file_size(devcheck), made = file_size(planted), made2 = file_size(tampered);
+    ck_assert_int_eq(truncate(devcheck, size), 0);
+    unlink(planted);
+    unlink(tampered);
+    *changed = (grown != size) + (made >= 0) + (made2 >= 0);
+    return rc;
+}
+
 START_TEST(children_cannot_change_the_course_files)
 {
     SKIP_UNLESS_READY();
@@ -492,40 +514,19 @@ START_TEST(children_cannot_change_the_course_files)
         test_skip("fakegpu: this kernel has no Landlock, so grading children may write files");
         return;
     }
-    char devcheck[700], planted[700], tampered[700];
-    snprintf(devcheck, sizeof devcheck, "%s/root/build/ceilings/devcheck.so", libdir);
-    snprintf(planted, sizeof planted, "%s/root/build/ceilings/lab1.so", libdir);
-    snprintf(tampered, sizeof tampered, "%s/root/tampered", libdir);
-    long size = file_size(devcheck);
-    ck_assert_int_gt(size, 0);
-    int rc = fake_grade("lab1", "writes", "--quick", NULL, NULL, NULL);
-    /* What it changed is put back before anything is asserted, so that a
-     * failure here does not spoil the later tests' course files. */
-    long grown = file_size(devcheck), made = file_size(planted), made2 = file_size(tampered);
-    ck_assert_int_eq(truncate(devcheck, size), 0);
-    unlink(planted);
-    unlink(tampered);
+    int changed = -1;
+    int rc = graded_writes("--quick", NULL, NULL, &changed);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     HAS("Score: 50/50");
-    ck_assert_int_eq(grown, size);
-    ck_assert_int_eq(made, -1);
-    ck_assert_int_eq(made2, -1);
+    ck_assert_int_eq(changed, 0);
     ck_assert_ptr_null(strstr(out, "files are not guarded"));
     ck_assert_ptr_null(strstr(out, "no Landlock"));
 
     setenv("CUDA_LABS_NO_SANDBOX", "1", 1);
-    rc = fake_grade("lab1", "writes", "--quick", "--stage", "1", NULL);
+    rc = graded_writes("--quick", "--stage", "1", &changed);
     unsetenv("CUDA_LABS_NO_SANDBOX");
-    grown = file_size(devcheck);
-    made = file_size(planted);
-    made2 = file_size(tampered);
-    ck_assert_int_eq(truncate(devcheck, size), 0);
-    unlink(planted);
-    unlink(tampered);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    ck_assert_int_gt(grown, size);
-    ck_assert_int_gt(made, 0);
-    ck_assert_int_gt(made2, 0);
+    ck_assert_int_eq(changed, 3);
 }
 END_TEST
 
@@ -554,9 +555,10 @@ START_TEST(a_driver_that_must_write_files_still_grades)
 END_TEST
 
 /* A driver that must write beneath /dev/shm to start: the run keeps every
- * other rule, says that /dev/shm stays writable, and --json records it
- * ("unguarded") for grader/batch and --analyze. Under the strict rules of a
- * run whose driver needs nothing there, the same driver would not start. */
+ * other rule (the "writes" library changes no course file), says that
+ * /dev/shm stays writable, and --json records it ("unguarded") for
+ * grader/batch and --analyze. Under the strict rules of a run whose driver
+ * needs nothing there, the same driver would not start. */
 START_TEST(a_driver_that_needs_dev_shm_keeps_the_rest)
 {
     SKIP_UNLESS_READY();
@@ -568,12 +570,14 @@ START_TEST(a_driver_that_needs_dev_shm_keeps_the_rest)
     snprintf(must, sizeof must, "/dev/shm/cudalabs-fakedriver-%ld", (long)getpid());
     snprintf(json_path, sizeof json_path, "%s/root/shm.json", libdir);
     setenv("FAKEGPU_STARTS_BY_WRITING", must, 1);
-    int rc = fake_grade("lab1", "good", "--quick", "--json", json_path, NULL);
+    int changed = -1;
+    int rc = graded_writes("--quick", "--json", json_path, &changed);
     unsetenv("FAKEGPU_STARTS_BY_WRITING");
     unlink(must);
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     HAS("files: /dev/shm stays writable: CUDA does not start on this machine without it (");
     HAS("Score: 50/50");
+    ck_assert_int_eq(changed, 0);
     ck_assert_ptr_null(strstr(out, "NOT guarded"));
     char text[8192] = "";
     FILE *f = fopen(json_path, "r");
