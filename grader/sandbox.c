@@ -567,6 +567,39 @@ static void guard_truncation(builder *b)
  * queues: they outlive the process, and a segment holds memory for every
  * later student until someone removes it (what Landlock does for /dev/shm;
  * no stage and nothing of CUDA's in a grading child makes one). */
+/* What only root may do, to the machine rather than to this process: mount
+ * and namespaces, kernel modules, rebooting, swap, the clocks, keyrings
+ * (which outlive the process), eBPF, the hostname, process accounting, the
+ * kernel's log, I/O ports. No stage and nothing of CUDA's in a grading child
+ * does any of it; for an ordinary user each fails anyway. EPERM. */
+static void guard_machine(builder *b)
+{
+    static const long calls[] = {
+        SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
+        SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot,
+        SYS_swapon, SYS_swapoff, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime,
+        SYS_adjtimex, SYS_add_key, SYS_request_key, SYS_keyctl, SYS_bpf, SYS_sethostname,
+        SYS_setdomainname, SYS_acct, SYS_quotactl, SYS_syslog,
+#ifdef SYS_kexec_file_load
+        SYS_kexec_file_load,
+#endif
+#ifdef SYS_iopl
+        SYS_iopl,
+#endif
+#ifdef SYS_ioperm
+        SYS_ioperm,
+#endif
+#ifdef SYS_fsopen
+        SYS_fsopen, SYS_fsmount, SYS_move_mount, SYS_open_tree, SYS_fspick, SYS_fsconfig,
+#endif
+#ifdef SYS_mount_setattr
+        SYS_mount_setattr,
+#endif
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        fail_with(b, calls[i], EPERM);
+}
+
 static void guard_around(builder *b)
 {
     fail_with(b, SYS_io_uring_setup, ENOSYS);
@@ -674,6 +707,7 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
         guard_results(&b, s);
     guard_metadata(&b);
     guard_around(&b);
+    guard_machine(&b);
     if (s->refuse_truncating_open)
         guard_truncation(&b);
 
@@ -705,6 +739,17 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     refuse(&b, SYS_ptrace, R_TRACE);
     refuse(&b, SYS_process_vm_readv, R_TRACE);
     refuse(&b, SYS_process_vm_writev, R_TRACE);
+#ifdef SYS_process_madvise
+    refuse(&b, SYS_process_madvise, R_TRACE);
+#endif
+#ifdef SYS_process_mrelease
+    refuse(&b, SYS_process_mrelease, R_TRACE);
+#endif
+    /* A pidfd may be any process's: pidfd_open is this process's only, but
+     * opening /proc/<pid> gives one too. */
+#ifdef SYS_pidfd_send_signal
+    refuse(&b, SYS_pidfd_send_signal, R_SIGNAL);
+#endif
 
     /* Signals: this process only. kill(0) and kill(-self) mean its own
      * group, allowed only when the group is this process alone (Check makes
@@ -876,6 +921,15 @@ static const char *syscall_name(long nr)
 #endif
 #ifdef SYS_pidfd_open
         {SYS_pidfd_open, "pidfd_open"},
+#endif
+#ifdef SYS_pidfd_send_signal
+        {SYS_pidfd_send_signal, "pidfd_send_signal"},
+#endif
+#ifdef SYS_process_madvise
+        {SYS_process_madvise, "process_madvise"},
+#endif
+#ifdef SYS_process_mrelease
+        {SYS_process_mrelease, "process_mrelease"},
 #endif
         {SYS_pwrite64, "pwrite64"}, {SYS_write, "write"}, {SYS_writev, "writev"},
         {SYS_pwritev, "pwritev"}, {SYS_pwritev2, "pwritev2"}, {SYS_ftruncate, "ftruncate"},

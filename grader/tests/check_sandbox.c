@@ -333,6 +333,18 @@ static int signals_parent_thread(void)
 {
     return (int)syscall(SYS_tgkill, getppid(), getppid(), 0);
 }
+static int signals_parent_by_pidfd(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d", (int)getppid());
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    return fd < 0 ? -1 : (int)syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0);
+}
+static int madvises_parent(void)
+{
+    int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    return (int)syscall(SYS_process_madvise, fd, NULL, 0, 0, 0);
+}
 static int dumpable_again(void)
 {
     return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
@@ -649,6 +661,10 @@ START_TEST(refuses_other_processes)
     expect_rejected(signals_parent, "send a signal to another process", "(syscall kill)");
     expect_rejected(signals_group, "send a signal to another process", "(syscall kill)");
     expect_rejected(signals_parent_thread, "send a signal to another process", "(syscall tgkill)");
+    expect_rejected(signals_parent_by_pidfd, "send a signal to another process",
+                    "(syscall pidfd_send_signal)");
+    expect_rejected(madvises_parent, "trace, read or write another process",
+                    "(syscall process_madvise)");
     expect_rejected(dumpable_again, "open to other processes", "(syscall prctl)");
 }
 END_TEST
@@ -902,7 +918,10 @@ END_TEST
 /* In every filter, even one without a results file (as on a machine where
  * the grader has no write stub): io_uring and userfaultfd fail with ENOSYS,
  * open_by_handle_at (which could truncate around the rule above) and
- * System V objects, which outlive the process, with EPERM. The control,
+ * System V objects, which outlive the process, with EPERM, and so do the
+ * calls on the machine that only root could make (namespaces, keyrings,
+ * the clock, eBPF), even those that need no privilege with these
+ * arguments. The control,
  * without the filter, makes a shared memory segment and removes it. 0, or
  * which bits went wrong. */
 static int ways_around(int filter)
@@ -938,6 +957,13 @@ static int ways_around(int filter)
         FAILS_WITH(5, EPERM, id = msgget(IPC_PRIVATE, IPC_CREAT | 0600));
         if (id >= 0)
             msgctl(id, IPC_RMID, NULL);
+        /* what only root could do to the machine: EPERM for every user */
+        FAILS_WITH(6, EPERM, syscall(SYS_unshare, 0));
+        FAILS_WITH(7, EPERM, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4, 0));
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        FAILS_WITH(8, EPERM, clock_settime(CLOCK_REALTIME, &now));
+        FAILS_WITH(9, EPERM, syscall(SYS_bpf, 0, NULL, 0));
 #undef FAILS_WITH
         _exit(rc);
     }
@@ -954,6 +980,8 @@ START_TEST(closes_ways_around_the_rules)
      * (and are removed) without the filter. */
     rc = ways_around(0);
     ck_assert_msg((rc & 0x38) == 0x38, "without the filter: 0x%x", rc);
+    /* unshare(0) and reading the user keyring's id work for anyone */
+    ck_assert_msg((rc & 0xc0) == 0xc0, "without the filter: 0x%x", rc);
 }
 END_TEST
 
