@@ -726,30 +726,37 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     emit(&b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, SYS_clone3);
     ret(&b, SECCOMP_RET_ERRNO | ENOSYS);
 #endif
-#ifdef SYS_fork
-    refuse(&b, SYS_fork, R_PROCESS);
-#endif
-#ifdef SYS_vfork
-    refuse(&b, SYS_vfork, R_PROCESS);
-#endif
-    refuse(&b, SYS_execve, R_EXEC);
-#ifdef SYS_execveat
-    refuse(&b, SYS_execveat, R_EXEC);
-#endif
-    refuse(&b, SYS_ptrace, R_TRACE);
-    refuse(&b, SYS_process_vm_readv, R_TRACE);
-    refuse(&b, SYS_process_vm_writev, R_TRACE);
-#ifdef SYS_process_madvise
-    refuse(&b, SYS_process_madvise, R_TRACE);
-#endif
-#ifdef SYS_process_mrelease
-    refuse(&b, SYS_process_mrelease, R_TRACE);
-#endif
     /* A pidfd may be any process's: pidfd_open is this process's only, but
      * opening /proc/<pid> gives one too. */
-#ifdef SYS_pidfd_send_signal
-    refuse(&b, SYS_pidfd_send_signal, R_SIGNAL);
+    static const struct {
+        long nr;
+        int rule;
+    } refused[] = {
+#ifdef SYS_fork
+        {SYS_fork, R_PROCESS},
 #endif
+#ifdef SYS_vfork
+        {SYS_vfork, R_PROCESS},
+#endif
+        {SYS_execve, R_EXEC},
+#ifdef SYS_execveat
+        {SYS_execveat, R_EXEC},
+#endif
+        {SYS_ptrace, R_TRACE},
+        {SYS_process_vm_readv, R_TRACE},
+        {SYS_process_vm_writev, R_TRACE},
+#ifdef SYS_process_madvise
+        {SYS_process_madvise, R_TRACE},
+#endif
+#ifdef SYS_process_mrelease
+        {SYS_process_mrelease, R_TRACE},
+#endif
+#ifdef SYS_pidfd_send_signal
+        {SYS_pidfd_send_signal, R_SIGNAL},
+#endif
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        refuse(&b, refused[i].nr, refused[i].rule);
 
     /* Signals: this process only. kill(0) and kill(-self) mean its own
      * group, allowed only when the group is this process alone (Check makes
