@@ -25,8 +25,12 @@
  *   stage with --profile-once, in a process that forks no grading child, so
  *   no filter there either.
  * - kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open aimed at
- *   another process; tkill aimed at the parent. raise(), abort() and
- *   pthread_kill() signal this process (tgkill with its own pid).
+ *   another process; tkill aimed at a process older than this one;
+ *   pidfd_send_signal. raise(), abort() and pthread_kill() signal this
+ *   process (tgkill with its own pid). Making another process the owner of a
+ *   descriptor's signals (fcntl F_SETOWN, ioctl FIOSETOWN), leaving the
+ *   test's process group, and changing another process's limits or
+ *   scheduling fail with EPERM (guard_fcntl, guard_others).
  * - prctl(PR_SET_DUMPABLE, non-zero): undoing the non-dumpable state that
  *   closes /proc/self/mem and the parent's /proc/<pid>/mem.
  * - a system call of another ABI: x32 numbers and int 0x80 (i386) on x86_64.
@@ -35,7 +39,10 @@
  *   descriptor, so no call of theirs names it. io_uring, userfaultfd, new
  *   UNIX sockets and the calls that change a file's metadata (guard_metadata:
  *   mode, owner, times, extended attributes, inode flags; truncate by path;
- *   TIOCSTI) fail with an error rather than a SIGSYS: nothing a stage or CUDA does in a grading child was
+ *   TIOCSTI and the terminal's settings), the System V and POSIX message
+ *   objects that outlive the process, and what only root may do to the
+ *   machine (guard_around, guard_machine) fail with an error rather than a
+ *   SIGSYS: nothing a stage or CUDA does in a grading child was
  *   seen to need them, and a library that tries one for its own reasons gets
  *   an error it can handle. Not proven on a GPU for every driver: a CUDA call
  *   that needed one of them would fail with that error.
@@ -359,7 +366,8 @@ static void fail_with(builder *b, long nr, int err)
  * - the other writing calls, mmap of it, and sendfile, splice, tee and
  *   copy_file_range into it: refused;
  * - dup, dup2, dup3, every fcntl of it but F_GETFD and F_GETFL (F_DUPFD copies
- *   it; F_SETFL's O_APPEND would stay set for every later test), dup2/dup3 over it, close and
+ *   it; F_SETFL's O_APPEND would stay set for every later test: guard_fcntl),
+ *   dup2/dup3 over it, close and
  *   close_range of it, fchmod of it, pidfd_getfd (which copies any
  *   descriptor): refused;
  * - io_uring (its writes never pass the filter), userfaultfd: ENOSYS
@@ -410,20 +418,6 @@ static void guard_results(builder *b, const sandbox_spec *s)
     refuse_on_fd(b, SYS_splice, 2, -1, fd);
     refuse_on_fd(b, SYS_copy_file_range, 2, -1, fd);
     refuse_on_fd(b, SYS_tee, 1, -1, fd);
-    {
-        int skip = block_begin(b, SYS_fcntl);
-        int ok = new_label(b), hit = new_label(b);
-        load(b, ARG_LO(0));
-        jump(b, BPF_JEQ, fd, NO_LABEL, ok);
-        load(b, ARG_LO(1)); /* only reading its flags: F_SETFL's O_APPEND would stay */
-        jump(b, BPF_JEQ, F_GETFD, ok, NO_LABEL); /* set for every later test */
-        jump(b, BPF_JEQ, F_GETFL, ok, hit);
-        place(b, ok);
-        ret(b, SECCOMP_RET_ALLOW);
-        place(b, hit);
-        ret(b, trap(R_RESULTS, 0));
-        block_end(b, skip);
-    }
     {
         /* close_range(first, last, flags) with first <= fd <= last */
         int skip = block_begin(b, SYS_close_range);
@@ -508,8 +502,17 @@ static void guard_metadata(builder *b)
     int skip = block_begin(b, SYS_ioctl);
     int no = new_label(b);
     load(b, ARG_LO(1));
-    static const uint32_t requests[] = {SANDBOX_TIOCSTI, SANDBOX_TIOCLINUX, FS_IOC_SETFLAGS,
-                                        FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR};
+    static const uint32_t requests[] = {
+        SANDBOX_TIOCSTI, SANDBOX_TIOCLINUX, FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR,
+        /* a terminal's settings, owner and lines, which stay after the
+         * grader ends: TCSETS, TCSETSW, TCSETSF, TCSETA, TCSETAW, TCSETAF,
+         * TCXONC, TIOCEXCL, TIOCSCTTY, TIOCSPGRP, TIOCSWINSZ, TIOCCONS,
+         * TIOCSETD, TIOCVHANGUP, TCSETS2, TCSETSW2, TCSETSF2 */
+        0x5402u, 0x5403u, 0x5404u, 0x5406u, 0x5407u, 0x5408u, 0x540Au, 0x540Cu, 0x540Eu,
+        0x5410u, 0x5414u, 0x541Du, 0x5423u, 0x5437u, 0x402C542Bu, 0x402C542Cu, 0x402C542Du,
+        /* whom a descriptor's signals go to, as fcntl's F_SETOWN
+         * (guard_fcntl): FIOSETOWN, SIOCSPGRP, and FIOASYNC */
+        0x8901u, 0x8902u, 0x5452u};
     for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
         jump(b, BPF_JEQ, requests[i], no, NO_LABEL);
     ret(b, SECCOMP_RET_ALLOW);
@@ -564,9 +567,109 @@ static void guard_truncation(builder *b)
  * truncation rule would have to read too, with EPERM (it needs
  * CAP_DAC_READ_SEARCH: only a grader run as root could use it). So do the
  * System V objects, shared memory segments, semaphore sets and message
- * queues: they outlive the process, and a segment holds memory for every
+ * queues, and POSIX message queues (mq_open makes the queue even where
+ * Landlock then refuses to open it): they outlive the process, and a segment holds memory for every
  * later student until someone removes it (what Landlock does for /dev/shm;
  * no stage and nothing of CUDA's in a grading child makes one). */
+#ifndef F_SETOWN_EX
+#define F_SETOWN_EX 15
+#endif
+#ifndef F_SETSIG
+#define F_SETSIG 10
+#endif
+
+/* fcntl: F_SETOWN, F_SETOWN_EX and F_SETSIG fail with EPERM for every
+ * descriptor (an owner is the process that gets the descriptor's signal,
+ * SIGIO or any other: the grader, or a whole process group); of the results
+ * file only F_GETFD and F_GETFL are allowed (guard_results). */
+static void guard_fcntl(builder *b, const sandbox_spec *s)
+{
+    int skip = block_begin(b, SYS_fcntl);
+    int ok = new_label(b), no = new_label(b);
+    load(b, ARG_LO(1));
+    jump(b, BPF_JEQ, F_SETOWN, no, NO_LABEL);
+    jump(b, BPF_JEQ, F_SETOWN_EX, no, NO_LABEL);
+    jump(b, BPF_JEQ, F_SETSIG, no, NO_LABEL);
+    if (s->results_fd >= 0) {
+        int hit = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, (uint32_t)s->results_fd, NO_LABEL, ok);
+        load(b, ARG_LO(1)); /* only reading its flags: F_SETFL's O_APPEND would stay */
+        jump(b, BPF_JEQ, F_GETFD, ok, NO_LABEL); /* set for every later test */
+        jump(b, BPF_JEQ, F_GETFL, ok, hit);
+        place(b, hit);
+        ret(b, trap(R_RESULTS, 0));
+    }
+    place(b, ok);
+    ret(b, SECCOMP_RET_ALLOW);
+    place(b, no);
+    ret(b, SECCOMP_RET_ERRNO | EPERM);
+    block_end(b, skip);
+}
+
+/* Calls that name another process by its id (a thread id, for some), where
+ * only this process may be meant: allowed when the id is 0 (the caller) or
+ * at least this process's pid, which its own threads' ids are (they came
+ * after it); else EPERM. Every process older than the child, the grader and
+ * whatever started it, is below it; a process made after the child could
+ * be named, but the child cannot outlive its test (setpgid and setsid fail,
+ * so the test's process group holds it). */
+static void only_self_or_newer(builder *b, long nr, int a, uint32_t self)
+{
+    int skip = block_begin(b, nr);
+    int ok = new_label(b);
+    load(b, ARG_LO(a));
+    jump(b, BPF_JEQ, 0, ok, NO_LABEL);
+    jump(b, BPF_JGE, self, ok, NO_LABEL);
+    ret(b, SECCOMP_RET_ERRNO | EPERM);
+    place(b, ok);
+    ret(b, SECCOMP_RET_ALLOW);
+    block_end(b, skip);
+}
+
+/* The same for setpriority and ioprio_set, which also take whom: one
+ * process (PRIO_PROCESS, IOPRIO_WHO_PROCESS) only, not a group or a user. */
+static void only_self_or_newer_process(builder *b, long nr, uint32_t which_process, uint32_t self)
+{
+    int skip = block_begin(b, nr);
+    int ok = new_label(b), no = new_label(b);
+    load(b, ARG_LO(0));
+    jump(b, BPF_JEQ, which_process, NO_LABEL, no);
+    load(b, ARG_LO(1));
+    jump(b, BPF_JEQ, 0, ok, NO_LABEL);
+    jump(b, BPF_JGE, self, ok, no);
+    place(b, ok);
+    ret(b, SECCOMP_RET_ALLOW);
+    place(b, no);
+    ret(b, SECCOMP_RET_ERRNO | EPERM);
+    block_end(b, skip);
+}
+
+/* Other processes of the same user, which the kernel lets a process change:
+ * their limits (prlimit64: a limit of one process for the grader stops its
+ * next fork), CPUs, scheduling, nice value and I/O priority: refused as
+ * above, since every later test's child inherits the grader's. And leaving
+ * the test's process group (setpgid into the grader's, setsid), which would
+ * let the child outlive the test's time limit and then kill(0) the grader's
+ * group: EPERM (Check makes the group before the filter). */
+static void guard_others(builder *b, uint32_t self)
+{
+    static const struct {
+        long nr;
+        int a;
+    } by_id[] = {
+        {SYS_prlimit64, 0},         {SYS_sched_setaffinity, 0}, {SYS_sched_setscheduler, 0},
+        {SYS_sched_setparam, 0},    {SYS_sched_setattr, 0},     {SYS_migrate_pages, 0},
+        {SYS_move_pages, 0},
+    };
+    for (size_t i = 0; i < sizeof by_id / sizeof by_id[0]; i++)
+        only_self_or_newer(b, by_id[i].nr, by_id[i].a, self);
+    only_self_or_newer_process(b, SYS_setpriority, 0 /* PRIO_PROCESS */, self);
+    only_self_or_newer_process(b, SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, self);
+    fail_with(b, SYS_setpgid, EPERM);
+    fail_with(b, SYS_setsid, EPERM);
+}
+
 /* What only root may do, to the machine rather than to this process: mount
  * and namespaces, kernel modules, rebooting, swap, the clocks, keyrings
  * (which outlive the process), eBPF, the hostname, process accounting, the
@@ -595,6 +698,10 @@ static void guard_machine(builder *b)
 #ifdef SYS_mount_setattr
         SYS_mount_setattr,
 #endif
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd 443
+#endif
+        __NR_quotactl_fd, SYS_fanotify_init,
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         fail_with(b, calls[i], EPERM);
@@ -606,7 +713,10 @@ static void guard_around(builder *b)
     fail_with(b, SYS_io_uring_enter, ENOSYS);
     fail_with(b, SYS_io_uring_register, ENOSYS);
     fail_with(b, SYS_userfaultfd, ENOSYS);
-    static const long calls[] = {SYS_open_by_handle_at, SYS_shmget, SYS_semget, SYS_msgget};
+    static const long calls[] = {SYS_open_by_handle_at, SYS_shmget,         SYS_semget,
+                                 SYS_msgget,            SYS_mq_open,        SYS_mq_unlink,
+                                 SYS_mq_timedsend,      SYS_mq_timedreceive, SYS_mq_notify,
+                                 SYS_mq_getsetattr};
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         fail_with(b, calls[i], EPERM);
 }
@@ -623,7 +733,7 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     memset(&b, 0, sizeof b);
     b.p = prog;
     b.cap = cap;
-    const uint32_t self = (uint32_t)s->self, parent = (uint32_t)s->parent;
+    const uint32_t self = (uint32_t)s->self;
 
     /* Another ABI: its numbers mean other calls. */
     load(&b, offsetof(struct seccomp_data, arch));
@@ -708,6 +818,8 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     guard_metadata(&b);
     guard_around(&b);
     guard_machine(&b);
+    guard_fcntl(&b, s);
+    guard_others(&b, self);
     if (s->refuse_truncating_open)
         guard_truncation(&b);
 
@@ -773,11 +885,12 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
 #endif
     {
         /* tkill takes a thread id, and this process's threads are not known
-         * yet: only the parent's main thread (its pid) is refused. */
+         * yet: their ids are at least its pid (they came after it), every
+         * older process's (the grader's, the shell's) below. */
         int skip = block_begin(&b, SYS_tkill);
         int ok = new_label(&b);
         load(&b, ARG_LO(0));
-        jump(&b, BPF_JEQ, parent, NO_LABEL, ok);
+        jump(&b, BPF_JGE, self, ok, NO_LABEL);
         ret(&b, trap(R_SIGNAL, 0));
         place(&b, ok);
         ret(&b, SECCOMP_RET_ALLOW);
@@ -1016,6 +1129,32 @@ static void on_sigsys(int sig, siginfo_t *si, void *context)
     _exit(SANDBOX_EXIT);
 }
 
+/* A grader run as root: its grading child gives up every capability (CUDA
+ * has started by now), so that what root may do beyond its own files, such
+ * as opening the results file again (it has mode 0), configuring the
+ * network, raising limits or the drivers' administrative calls, fails as for
+ * an ordinary user. Files owned by root stay root's: its /proc/self/mem
+ * (instructors.md says so). For an ordinary user there is nothing to drop.
+ * The capability sets as capset(2) takes them (version 3: two words). */
+static void drop_capabilities(void)
+{
+    struct {
+        uint32_t version;
+        int pid;
+    } head = {0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+    struct {
+        uint32_t effective, permitted, inheritable;
+    } none[2];
+    memset(none, 0, sizeof none);
+    if (syscall(SYS_capget, &head, none) != 0 || (!none[0].permitted && !none[1].permitted))
+        return;
+    for (int cap = 0; cap < 64; cap++) /* what an execve could give back (none is allowed) */
+        prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    memset(none, 0, sizeof none);
+    syscall(SYS_capset, &head, none);
+}
+
 int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, size_t errn)
 {
     static struct sock_filter prog[BPF_MAXINSNS]; /* the kernel's limit for one filter */
@@ -1045,6 +1184,7 @@ int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, 
         snprintf(err, errn, "prctl(PR_SET_NO_NEW_PRIVS) failed: %s", strerror(errno));
         return -1;
     }
+    drop_capabilities();
     struct sock_fprog fprog = {(unsigned short)n, prog};
     long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
     if (rc != 0 && errno == ENOSYS)

@@ -201,6 +201,7 @@ static const char fake_grade[] =
     "while [ $# -gt 0 ]; do [ \"$1\" = --json ] && json=$2; shift; done\n"
     "case \"$(head -n 1 \"$(dirname \"$0\")/labs/2-reduce/reduce.cu\")\" in\n"
     "  *crash*) kill -SEGV $$ ;;\n"
+    "  *killed*) kill -KILL $$ ;;\n"
     "  *hang*) exec sleep 60 ;;\n"
     "  *silent*) exit 0 ;;\n"
     "  *ceiling*) v='SETUP ERROR' score=0 code=1 fault=grader\n"
@@ -250,8 +251,8 @@ START_TEST(batch_books_grader_faults)
 {
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *kinds[] = {"crash",    "hang", "silent", "ceiling",  "renamed",
-                           "hidesgpu", "odd",  "real",   "realfault"};
+    const char *kinds[] = {"crash", "killed", "hang", "silent",    "ceiling", "renamed",
+                           "hidesgpu", "odd", "real", "realfault"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         fake_submission(dir, kinds[i], kinds[i]);
     char grade[400];
@@ -293,6 +294,8 @@ START_TEST(batch_books_grader_faults)
     read_book(dir, book, sizeof book);
     BOOK_HAS(book, "crash,lab2,,,not graded: the grader crashed (signal 11)\n");
     BOOK_HAS(book, "hang,lab2,,,not graded: the grader ran past --timeout (10 s)\n");
+    BOOK_HAS(book, "killed,lab2,,,\"not graded: the grader was killed (signal 9: still running 30 s "
+                   "after --timeout (10 s), or out of memory)\"\n");
     BOOK_HAS(book, "silent,lab2,,,not graded: the grader wrote no results (exit 0)\n");
     BOOK_HAS(book, "ceiling,lab2,,,\"not graded: SETUP ERROR on the grader's side: cannot load "
                    "/w/build/ceilings/lab2.so (No such file, or worse): run make again\"\n");
@@ -303,7 +306,7 @@ START_TEST(batch_books_grader_faults)
                    "start CUDA: cudaErrorNoDevice (no \\\"\"CUDA-capable\\\"\" device)\"\n");
     BOOK_HAS(book, "real,lab2,40,70,some tests failed\n");
     /* One line at the end, each reason once. */
-    HAS("batch: 6 of 9 students not graded because of a fault on the grader's side");
+    HAS("batch: 7 of 10 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
     ck_assert_int_eq(remove_tree(dir), 0);

@@ -18,7 +18,9 @@
 #include <termios.h>
 #include <time.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ipc.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -333,6 +335,10 @@ static int signals_parent_thread(void)
 {
     return (int)syscall(SYS_tgkill, getppid(), getppid(), 0);
 }
+static int signals_parent_by_tkill(void)
+{
+    return (int)syscall(SYS_tkill, getppid(), 0);
+}
 static int signals_parent_by_pidfd(void)
 {
     char path[64];
@@ -638,6 +644,52 @@ START_TEST(results_file_cannot_be_reopened)
 }
 END_TEST
 
+/* Run as root, a grading child gives up every capability before the
+ * library loads: its effective set is empty and it cannot open the results
+ * file again (mode 0), which root could. 0, or which went wrong. */
+static int reopens_results_as_root(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", forge_find_results_fd());
+    int again = open(path, O_RDWR);
+    if (again >= 0)
+        close(again);
+    return again >= 0 ? 0 : -1;
+}
+static int gave_up_capabilities(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long eff = ~0ull;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "CapEff: %llx", &eff) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (eff == 0 ? 0 : 1) | (reopens_results_as_root() != 0 && errno == EACCES ? 0 : 2);
+}
+
+START_TEST(root_child_gives_up_its_capabilities)
+{
+    if (getuid() != 0) {
+        test_skip("sandbox: not root, so a grading child has no capability to give up");
+        return;
+    }
+    expect_allowed(gave_up_capabilities);
+    /* The control: root without the filter's step opens it again. */
+    page = results_map(1);
+    ck_assert_ptr_nonnull(page);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(reopens_results_as_root() == 0 ? 0 : 8);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    results_unmap(page, 1);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "root could not open it again: %d", st);
+}
+END_TEST
+
 START_TEST(refuses_remapping_grader_pages)
 {
     expect_rejected(map_over_results, "map other memory over the grader's results page", "(syscall mmap)");
@@ -661,6 +713,7 @@ START_TEST(refuses_other_processes)
     expect_rejected(signals_parent, "send a signal to another process", "(syscall kill)");
     expect_rejected(signals_group, "send a signal to another process", "(syscall kill)");
     expect_rejected(signals_parent_thread, "send a signal to another process", "(syscall tgkill)");
+    expect_rejected(signals_parent_by_tkill, "send a signal to another process", "(syscall tkill)");
     expect_rejected(signals_parent_by_pidfd, "send a signal to another process",
                     "(syscall pidfd_send_signal)");
     expect_rejected(madvises_parent, "trace, read or write another process",
@@ -921,11 +974,18 @@ END_TEST
  * System V objects, which outlive the process, with EPERM, and so do the
  * calls on the machine that only root could make (namespaces, keyrings,
  * the clock, eBPF), even those that need no privilege with these
- * arguments. The control,
+ * arguments; so do leaving the process group, changing another process's
+ * limits, CPUs or nice value, making it a descriptor's owner, POSIX message
+ * queues and a terminal's settings, while the same calls on this process
+ * work. The control,
  * without the filter, makes a shared memory segment and removes it. 0, or
  * which bits went wrong. */
 static int ways_around(int filter)
 {
+    /* more bits than an exit status holds: through a shared page */
+    int *bits = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(bits, MAP_FAILED);
+    *bits = -1;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -940,6 +1000,11 @@ static int ways_around(int filter)
     do {                                                                                      \
         errno = 0;                                                                            \
         if (!((call) == -1 && errno == (e)))                                                  \
+            rc |= 1 << (bit);                                                                 \
+    } while (0)
+#define WORKS(bit, call)                                                                      \
+    do {                                                                                      \
+        if ((call) != 0)                                                                      \
             rc |= 1 << (bit);                                                                 \
     } while (0)
         FAILS_WITH(0, ENOSYS, syscall(SYS_io_uring_setup, 8, NULL));
@@ -964,12 +1029,53 @@ static int ways_around(int filter)
         clock_gettime(CLOCK_REALTIME, &now);
         FAILS_WITH(8, EPERM, clock_settime(CLOCK_REALTIME, &now));
         FAILS_WITH(9, EPERM, syscall(SYS_bpf, 0, NULL, 0));
+        /* other processes: the test runner here stands for the grader;
+         * each change, where it is made (the control), sets what was there */
+        const pid_t parent = getppid();
+        FAILS_WITH(10, EPERM, setpgid(0, getpgid(parent)));
+        struct rlimit lim;
+        FAILS_WITH(11, EPERM, prlimit(parent, RLIMIT_NOFILE, NULL, &lim));
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        sched_getaffinity(parent, sizeof cpus, &cpus);
+        FAILS_WITH(12, EPERM, sched_setaffinity(parent, sizeof cpus, &cpus));
+        errno = 0;
+        int nice_of_parent = getpriority(PRIO_PROCESS, (id_t)parent);
+        FAILS_WITH(13, EPERM, setpriority(PRIO_PROCESS, (id_t)parent, nice_of_parent));
+        int fds[2];
+        if (pipe(fds) != 0)
+            _exit(102);
+        FAILS_WITH(14, EPERM, fcntl(fds[0], F_SETOWN, parent));
+        int owner = parent;
+        FAILS_WITH(15, EPERM, ioctl(fds[0], 0x8901 /* FIOSETOWN */, &owner));
+        FAILS_WITH(16, EPERM, id = (int)syscall(SYS_mq_open, "cudalabs-sandbox-test",
+                                                O_CREAT | O_RDONLY, 0600, NULL));
+        if (id >= 0)
+            syscall(SYS_mq_unlink, "cudalabs-sandbox-test");
+        struct termios t;
+        memset(&t, 0, sizeof t);
+        FAILS_WITH(17, EPERM, ioctl(fds[0], TCSETS, &t)); /* ENOTTY on a pipe without */
+        if (filter) /* without it, this would make the test runner's group slow */
+            FAILS_WITH(18, EPERM, setpriority(PRIO_PGRP, 0, 19));
+        /* and what stays: this process's own limits, CPUs, nice value,
+         * descriptors' owner and threads */
+        WORKS(19, prlimit(0, RLIMIT_NOFILE, NULL, &lim));
+        CPU_ZERO(&cpus);
+        WORKS(20, sched_getaffinity(0, sizeof cpus, &cpus) || sched_setaffinity(0, sizeof cpus, &cpus));
+        errno = 0;
+        WORKS(21, setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0)));
+        WORKS(22, fcntl(fds[1], F_GETOWN) == -1);
+        WORKS(23, (int)syscall(SYS_tkill, (int)syscall(SYS_gettid), 0));
 #undef FAILS_WITH
-        _exit(rc);
+#undef WORKS
+        *bits = rc;
+        _exit(0);
     }
     int st = 0;
     waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    int rc = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? *bits : -(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    munmap(bits, 4096);
+    return rc;
 }
 
 START_TEST(closes_ways_around_the_rules)
@@ -979,9 +1085,13 @@ START_TEST(closes_ways_around_the_rules)
     /* The control: a System V segment, semaphore set and queue can be made
      * (and are removed) without the filter. */
     rc = ways_around(0);
+    ck_assert_msg(rc >= 0, "the control's child failed: %d", rc);
     ck_assert_msg((rc & 0x38) == 0x38, "without the filter: 0x%x", rc);
-    /* unshare(0) and reading the user keyring's id work for anyone */
+    /* unshare(0) and reading the user keyring's id work for anyone, and so
+     * do the calls on the test runner, and the ioctl fails with ENOTTY */
     ck_assert_msg((rc & 0xc0) == 0xc0, "without the filter: 0x%x", rc);
+    ck_assert_msg((rc & 0x3fc00) == 0x3fc00, "without the filter: 0x%x", rc);
+    ck_assert_msg((rc & 0xf80000) == 0, "without the filter: 0x%x", rc);
 }
 END_TEST
 
@@ -1326,6 +1436,7 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, children_cannot_change_files);
     tcase_add_test(tc, refuses_truncating_opens);
     tcase_add_test(tc, closes_ways_around_the_rules);
+    tcase_add_test(tc, root_child_gives_up_its_capabilities);
     suite_add_tcase(s, tc);
     return s;
 }
