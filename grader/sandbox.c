@@ -674,7 +674,9 @@ static void guard_others(builder *b, uint32_t self)
  * and namespaces, kernel modules, rebooting, swap, the clocks, keyrings
  * (which outlive the process), eBPF, the hostname, process accounting, the
  * kernel's log, I/O ports. No stage and nothing of CUDA's in a grading child
- * does any of it; for an ordinary user each fails anyway. EPERM. */
+ * does any of it. EPERM for every user: some of them (keyrings, unshare,
+ * fanotify, reading the kernel's log or the clock's adjustment) are open to
+ * an ordinary user too. */
 static void guard_machine(builder *b)
 {
     static const long calls[] = {
