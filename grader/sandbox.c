@@ -607,37 +607,50 @@ static void guard_fcntl(builder *b, const sandbox_spec *s)
     block_end(b, skip);
 }
 
+/* Jumps to no when the loaded id is one of this process's elders (the
+ * grader and what started it), else falls through. */
+static void not_an_elder(builder *b, const sandbox_spec *s, int no)
+{
+    for (int i = 0; i < s->n_elders; i++)
+        jump(b, BPF_JEQ, (uint32_t)s->elders[i], no, NO_LABEL);
+}
+
 /* Calls that name another process by its id (a thread id, for some), where
  * only this process may be meant: allowed when the id is 0 (the caller) or
  * at least this process's pid, which its own threads' ids are (they came
- * after it); else EPERM. Every process older than the child, the grader and
- * whatever started it, is below it; a process made after the child could
- * be named, but the child cannot outlive its test (setpgid and setsid fail,
- * so the test's process group holds it). */
-static void only_self_or_newer(builder *b, long nr, int a, uint32_t self)
+ * after it), and not one of its elders; else EPERM. Every process older
+ * than the child is below it until process ids wrap around, and its elders
+ * (the grader and what started it) are refused by id even then; a process
+ * made after the child could be named, but the child cannot outlive its
+ * test (setpgid and setsid fail, so the test's process group holds it). */
+static void only_self_or_newer(builder *b, long nr, int a, const sandbox_spec *s)
 {
     int skip = block_begin(b, nr);
-    int ok = new_label(b);
+    int ok = new_label(b), no = new_label(b);
     load(b, ARG_LO(a));
+    not_an_elder(b, s, no);
     jump(b, BPF_JEQ, 0, ok, NO_LABEL);
-    jump(b, BPF_JGE, self, ok, NO_LABEL);
-    ret(b, SECCOMP_RET_ERRNO | EPERM);
+    jump(b, BPF_JGE, (uint32_t)s->self, ok, no);
     place(b, ok);
     ret(b, SECCOMP_RET_ALLOW);
+    place(b, no);
+    ret(b, SECCOMP_RET_ERRNO | EPERM);
     block_end(b, skip);
 }
 
 /* The same for setpriority and ioprio_set, which also take whom: one
  * process (PRIO_PROCESS, IOPRIO_WHO_PROCESS) only, not a group or a user. */
-static void only_self_or_newer_process(builder *b, long nr, uint32_t which_process, uint32_t self)
+static void only_self_or_newer_process(builder *b, long nr, uint32_t which_process,
+                                       const sandbox_spec *s)
 {
     int skip = block_begin(b, nr);
     int ok = new_label(b), no = new_label(b);
     load(b, ARG_LO(0));
     jump(b, BPF_JEQ, which_process, NO_LABEL, no);
     load(b, ARG_LO(1));
+    not_an_elder(b, s, no);
     jump(b, BPF_JEQ, 0, ok, NO_LABEL);
-    jump(b, BPF_JGE, self, ok, no);
+    jump(b, BPF_JGE, (uint32_t)s->self, ok, no);
     place(b, ok);
     ret(b, SECCOMP_RET_ALLOW);
     place(b, no);
@@ -652,7 +665,7 @@ static void only_self_or_newer_process(builder *b, long nr, uint32_t which_proce
  * the test's process group (setpgid into the grader's, setsid), which would
  * let the child outlive the test's time limit and then kill(0) the grader's
  * group: EPERM (Check makes the group before the filter). */
-static void guard_others(builder *b, uint32_t self)
+static void guard_others(builder *b, const sandbox_spec *s)
 {
     static const struct {
         long nr;
@@ -663,9 +676,9 @@ static void guard_others(builder *b, uint32_t self)
         {SYS_move_pages, 0},
     };
     for (size_t i = 0; i < sizeof by_id / sizeof by_id[0]; i++)
-        only_self_or_newer(b, by_id[i].nr, by_id[i].a, self);
-    only_self_or_newer_process(b, SYS_setpriority, 0 /* PRIO_PROCESS */, self);
-    only_self_or_newer_process(b, SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, self);
+        only_self_or_newer(b, by_id[i].nr, by_id[i].a, s);
+    only_self_or_newer_process(b, SYS_setpriority, 0 /* PRIO_PROCESS */, s);
+    only_self_or_newer_process(b, SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, s);
     fail_with(b, SYS_setpgid, EPERM);
     fail_with(b, SYS_setsid, EPERM);
 }
@@ -821,7 +834,7 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     guard_around(&b);
     guard_machine(&b);
     guard_fcntl(&b, s);
-    guard_others(&b, self);
+    guard_others(&b, s);
     if (s->refuse_truncating_open)
         guard_truncation(&b);
 
@@ -888,11 +901,14 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
     {
         /* tkill takes a thread id, and this process's threads are not known
          * yet: their ids are at least its pid (they came after it), every
-         * older process's (the grader's, the shell's) below. */
+         * older process's (the grader's, the shell's) below, and its elders
+         * are refused by id (only_self_or_newer). */
         int skip = block_begin(&b, SYS_tkill);
-        int ok = new_label(&b);
+        int ok = new_label(&b), no = new_label(&b);
         load(&b, ARG_LO(0));
-        jump(&b, BPF_JGE, self, ok, NO_LABEL);
+        not_an_elder(&b, s, no);
+        jump(&b, BPF_JGE, self, ok, no);
+        place(&b, no);
         ret(&b, trap(R_SIGNAL, 0));
         place(&b, ok);
         ret(&b, SECCOMP_RET_ALLOW);
@@ -988,12 +1004,35 @@ void sandbox_guard_results(sandbox_spec *s, int fd, uint64_t ip, uint64_t offset
     s->results_bytes = bytes;
 }
 
+/* The parent of process pid (from /proc/<pid>/stat: "pid (comm) state
+ * ppid ...", comm may hold spaces and parentheses), or 0 when unknown. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    const char *end = strrchr(text, ')');
+    int ppid = 0;
+    if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
+        return 0;
+    return (pid_t)ppid;
+}
+
 int sandbox_prepare(sandbox_spec *s)
 {
     memset(s, 0, sizeof *s);
     s->results_fd = -1;
     s->self = getpid();
     s->parent = getppid();
+    for (pid_t p = s->parent; p > 1 && s->n_elders < SANDBOX_MAX_ELDERS; p = parent_of(p))
+        s->elders[s->n_elders++] = p;
     s->own_group = getpgrp() == s->self;
     sandbox_range image = {0, 0, NULL};
     dl_iterate_phdr(first_object, &image);

@@ -25,6 +25,8 @@
 /* The child's exit status after a refused call (its record says why). */
 #define SANDBOX_EXIT 1
 
+#define SANDBOX_MAX_ELDERS 8
+
 typedef struct sandbox_range {
     uintptr_t lo, hi; /* [lo, hi), page-aligned */
     const char *what; /* "the grader's own code and data" */
@@ -35,6 +37,11 @@ typedef struct sandbox_spec {
     int n_ranges;
     pid_t self;   /* signals to this process are allowed */
     pid_t parent; /* the grader's parent process */
+    /* This process's ancestors, the parent first (up to init, not included):
+     * the grader and what started it, refused by id even where process ids
+     * have wrapped around and one is above self. */
+    pid_t elders[SANDBOX_MAX_ELDERS];
+    int n_elders;
     int own_group; /* this process leads a process group of its own */
     /* The results file (results_writer): its descriptor (-1: not guarded),
      * the one address it may be written from, and that write's offset and
@@ -53,7 +60,8 @@ typedef struct sandbox_spec {
  * resize or close of it is refused. */
 void sandbox_guard_results(sandbox_spec *s, int fd, uint64_t ip, uint64_t offset, uint64_t bytes);
 
-/* Starts a spec for this process: its pid, its parent's, and the mapped
+/* Starts a spec for this process: its pid, its parent's and its elders',
+ * and the mapped
  * image of the executable (every PT_LOAD segment, found with
  * dl_iterate_phdr). 0, or -1 when the image was not found. */
 int sandbox_prepare(sandbox_spec *s);

@@ -1078,6 +1078,59 @@ static int ways_around(int filter)
     return rc;
 }
 
+/* After process ids wrap around, the grader can have a larger id than its
+ * child, so "from the child's own pid on" would let it be named: here the
+ * spec's own pid is set to 2 to stand for that. The child's elders (the
+ * test runner here, and what started it) are refused by id anyway; without
+ * them in the spec (the control) the same calls on the parent work. 0, or
+ * which bits went wrong. */
+static int wrapped_around(int with_elders)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sandbox_spec sb;
+        char err[200];
+        if (sandbox_prepare(&sb) != 0)
+            _exit(100);
+        if (sb.n_elders < 1 || sb.elders[0] != getppid())
+            _exit(101);
+        sb.self = 2;
+        if (!with_elders)
+            sb.n_elders = 0;
+        if (sandbox_install(&sb, NULL, err, sizeof err) != 0)
+            _exit(102);
+        const pid_t parent = getppid();
+        int rc = 0;
+        struct rlimit lim;
+        errno = 0;
+        if (!(prlimit(parent, RLIMIT_NOFILE, NULL, &lim) == -1 && errno == EPERM))
+            rc |= 1;
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        sched_getaffinity(parent, sizeof cpus, &cpus);
+        errno = 0;
+        if (!(sched_setaffinity(parent, sizeof cpus, &cpus) == -1 && errno == EPERM))
+            rc |= 2;
+        _exit(rc);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+START_TEST(elders_are_refused_after_ids_wrap_around)
+{
+    int rc = wrapped_around(1);
+    ck_assert_msg(rc == 0, "with the elders: %d (100+: setup; 1 prlimit, 2 affinity)", rc);
+    /* The control: reading the parent's limits works without the elders
+     * (changing its CPUs may fail anyway: a root child has given up its
+     * capabilities, and the kernel then keeps it from the grader's). */
+    rc = wrapped_around(0);
+    ck_assert_msg(rc < 100 && (rc & 1), "the control, without them: %d", rc);
+}
+END_TEST
+
 START_TEST(closes_ways_around_the_rules)
 {
     int rc = ways_around(1);
@@ -1436,6 +1489,7 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, children_cannot_change_files);
     tcase_add_test(tc, refuses_truncating_opens);
     tcase_add_test(tc, closes_ways_around_the_rules);
+    tcase_add_test(tc, elders_are_refused_after_ids_wrap_around);
     tcase_add_test(tc, root_child_gives_up_its_capabilities);
     suite_add_tcase(s, tc);
     return s;
