@@ -1162,6 +1162,8 @@ START_TEST(filter_fits)
     ck_assert_int_eq(sandbox_add_range(&s, &prog[0], 100, "x"), -1); /* full */
     sandbox_guard_results(&s, 9, (uint64_t)(uintptr_t)&results_open, 4096, 512);
     s.refuse_truncating_open = 1; /* every rule at once */
+    for (s.n_elders = 0; s.n_elders < SANDBOX_MAX_ELDERS; s.n_elders++)
+        s.elders[s.n_elders] = 1000 + s.n_elders;
     int n = sandbox_build(&s, prog, BPF_MAXINSNS);
     ck_assert_int_gt(n, 40);
     ck_assert_int_le(n, BPF_MAXINSNS);
