@@ -561,16 +561,9 @@ static void guard_truncation(builder *b)
     fail_with(b, __NR_openat2, ENOSYS);
 }
 
-/* Ways around the other rules, in every filter: io_uring, whose operations
- * (open with O_TRUNC, write, set extended attributes) never pass the filter,
- * and userfaultfd fail with ENOSYS; open_by_handle_at, whose flags the
- * truncation rule would have to read too, with EPERM (it needs
- * CAP_DAC_READ_SEARCH: only a grader run as root could use it). So do the
- * System V objects, shared memory segments, semaphore sets and message
- * queues, and POSIX message queues (mq_open makes the queue even where
- * Landlock then refuses to open it): they outlive the process, and a segment holds memory for every
- * later student until someone removes it (what Landlock does for /dev/shm;
- * no stage and nothing of CUDA's in a grading child makes one). */
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd 443
+#endif
 #ifndef F_SETOWN_EX
 #define F_SETOWN_EX 15
 #endif
@@ -713,15 +706,23 @@ static void guard_machine(builder *b)
 #ifdef SYS_mount_setattr
         SYS_mount_setattr,
 #endif
-#ifndef __NR_quotactl_fd
-#define __NR_quotactl_fd 443
-#endif
         __NR_quotactl_fd, SYS_fanotify_init,
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         fail_with(b, calls[i], EPERM);
 }
 
+/* Ways around the other rules, in every filter: io_uring, whose operations
+ * (open with O_TRUNC, write, set extended attributes) never pass the filter,
+ * and userfaultfd fail with ENOSYS; open_by_handle_at, whose flags the
+ * truncation rule would have to read too, with EPERM (it needs
+ * CAP_DAC_READ_SEARCH: only a grader run as root could use it). So do the
+ * System V objects, shared memory segments, semaphore sets and message
+ * queues, and POSIX message queues (mq_open makes the queue even where
+ * Landlock then refuses to open it): they outlive the process, and a
+ * segment holds memory for every later student until someone removes it
+ * (what Landlock does for /dev/shm; no stage and nothing of CUDA's in a
+ * grading child makes one). */
 static void guard_around(builder *b)
 {
     fail_with(b, SYS_io_uring_setup, ENOSYS);
