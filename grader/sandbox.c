@@ -309,9 +309,10 @@ static void refuse(builder *b, long nr, int rule)
     ret(b, trap(rule, 0));
 }
 
-/* nr(arg a == value allowed, or also == value2 when value2 != value) */
+/* nr allowed when argument a is value, value2 or value3; else the action
+ * refusal (a trap, or an error). */
 static void allow_only_arg(builder *b, long nr, int a, uint32_t value, uint32_t value2,
-                           uint32_t value3, int rule)
+                           uint32_t value3, uint32_t refusal)
 {
     int skip = block_begin(b, nr);
     int ok = new_label(b);
@@ -319,7 +320,7 @@ static void allow_only_arg(builder *b, long nr, int a, uint32_t value, uint32_t 
     jump(b, BPF_JEQ, value, ok, NO_LABEL);
     jump(b, BPF_JEQ, value2, ok, NO_LABEL);
     jump(b, BPF_JEQ, value3, ok, NO_LABEL);
-    ret(b, trap(rule, 0));
+    ret(b, refusal);
     place(b, ok);
     ret(b, SECCOMP_RET_ALLOW);
     block_end(b, skip);
@@ -573,16 +574,24 @@ static void guard_truncation(builder *b)
 
 /* fcntl: F_SETOWN, F_SETOWN_EX and F_SETSIG fail with EPERM for every
  * descriptor (an owner is the process that gets the descriptor's signal,
- * SIGIO or any other: the grader, or a whole process group); of the results
- * file only F_GETFD and F_GETFL are allowed (guard_results). */
+ * SIGIO or any other: the grader, or a whole process group), and so does
+ * F_SETFL with O_ASYNC: on a terminal that makes its foreground group, the
+ * grader's and the shell's, the owner, on an open file they share, and the
+ * next line typed kills them with SIGIO. Of the results file only F_GETFD
+ * and F_GETFL are allowed (guard_results). */
 static void guard_fcntl(builder *b, const sandbox_spec *s)
 {
     int skip = block_begin(b, SYS_fcntl);
-    int ok = new_label(b), no = new_label(b);
+    int ok = new_label(b), no = new_label(b), setfl = new_label(b), rest = new_label(b);
     load(b, ARG_LO(1));
     jump(b, BPF_JEQ, F_SETOWN, no, NO_LABEL);
     jump(b, BPF_JEQ, F_SETOWN_EX, no, NO_LABEL);
     jump(b, BPF_JEQ, F_SETSIG, no, NO_LABEL);
+    jump(b, BPF_JEQ, F_SETFL, setfl, rest);
+    place(b, setfl);
+    load(b, ARG_LO(2));
+    jump(b, BPF_JSET, O_ASYNC, no, rest);
+    place(b, rest);
     if (s->results_fd >= 0) {
         int hit = new_label(b);
         load(b, ARG_LO(0));
@@ -664,12 +673,17 @@ static void guard_others(builder *b, const sandbox_spec *s)
         long nr;
         int a;
     } by_id[] = {
-        {SYS_prlimit64, 0},         {SYS_sched_setaffinity, 0}, {SYS_sched_setscheduler, 0},
+        {SYS_sched_setaffinity, 0}, {SYS_sched_setscheduler, 0},
         {SYS_sched_setparam, 0},    {SYS_sched_setattr, 0},     {SYS_migrate_pages, 0},
         {SYS_move_pages, 0},
     };
     for (size_t i = 0; i < sizeof by_id / sizeof by_id[0]; i++)
         only_self_or_newer(b, by_id[i].nr, by_id[i].a, s);
+    /* Limits belong to a whole process, so prlimit64 needs no thread id:
+     * 0 or this process only (a thread id of the grader's would reach its
+     * limits too). */
+    allow_only_arg(b, SYS_prlimit64, 0, 0, (uint32_t)s->self, (uint32_t)s->self,
+                   SECCOMP_RET_ERRNO | EPERM);
     only_self_or_newer_process(b, SYS_setpriority, 0 /* PRIO_PROCESS */, s);
     only_self_or_newer_process(b, SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, s);
     fail_with(b, SYS_setpgid, EPERM);
@@ -890,25 +904,29 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
      * group, allowed only when the group is this process alone (Check makes
      * each test's child a group of its own). */
     if (s->own_group)
-        allow_only_arg(&b, SYS_kill, 0, self, 0, (uint32_t)-(int32_t)s->self, R_SIGNAL);
+        allow_only_arg(&b, SYS_kill, 0, self, 0, (uint32_t)-(int32_t)s->self,
+                       trap(R_SIGNAL, 0));
     else
-        allow_only_arg(&b, SYS_kill, 0, self, self, self, R_SIGNAL);
-    allow_only_arg(&b, SYS_tgkill, 0, self, self, self, R_SIGNAL);
-    allow_only_arg(&b, SYS_rt_sigqueueinfo, 0, self, self, self, R_SIGNAL);
-    allow_only_arg(&b, SYS_rt_tgsigqueueinfo, 0, self, self, self, R_SIGNAL);
+        allow_only_arg(&b, SYS_kill, 0, self, self, self, trap(R_SIGNAL, 0));
+    allow_only_arg(&b, SYS_tgkill, 0, self, self, self, trap(R_SIGNAL, 0));
+    allow_only_arg(&b, SYS_rt_sigqueueinfo, 0, self, self, self, trap(R_SIGNAL, 0));
+    allow_only_arg(&b, SYS_rt_tgsigqueueinfo, 0, self, self, self, trap(R_SIGNAL, 0));
 #ifdef SYS_pidfd_open
-    allow_only_arg(&b, SYS_pidfd_open, 0, self, self, self, R_SIGNAL);
+    allow_only_arg(&b, SYS_pidfd_open, 0, self, self, self, trap(R_SIGNAL, 0));
 #endif
     {
-        /* tkill takes a thread id, and this process's threads are not known
-         * yet: their ids are at least its pid (they came after it), every
-         * older process's (the grader's, the shell's) below, and its elders
-         * are refused by id (only_self_or_newer). */
+        /* tkill takes a thread id, and any process's main thread has its
+         * pid: a newer process (another grader's child, on a shared machine)
+         * could be killed with it. glibc signals through tgkill, so tkill is
+         * allowed for this process's main thread only; aimed at an elder
+         * (the grader and what started it) it is REJECTED, at anything else
+         * it fails with EPERM (a thread of this process it could mean). */
         int skip = block_begin(&b, SYS_tkill);
         int ok = new_label(&b), no = new_label(&b);
         load(&b, ARG_LO(0));
+        jump(&b, BPF_JEQ, self, ok, NO_LABEL);
         not_an_elder(&b, s, no);
-        jump(&b, BPF_JGE, self, ok, no);
+        ret(&b, SECCOMP_RET_ERRNO | EPERM);
         place(&b, no);
         ret(&b, trap(R_SIGNAL, 0));
         place(&b, ok);

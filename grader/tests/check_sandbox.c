@@ -1066,6 +1066,14 @@ static int ways_around(int filter)
         WORKS(21, setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0)));
         WORKS(22, fcntl(fds[1], F_GETOWN) == -1);
         WORKS(23, (int)syscall(SYS_tkill, (int)syscall(SYS_gettid), 0));
+        /* a terminal's O_ASYNC would make its foreground group (the
+         * grader's) the owner; a pipe stands for it here */
+        FAILS_WITH(24, EPERM, fcntl(fds[0], F_SETFL, O_ASYNC));
+        WORKS(25, fcntl(fds[0], F_SETFL, O_NONBLOCK));
+        /* an id above this process's own: another grader's child, on a
+         * shared machine (here none: ESRCH without the filter) */
+        FAILS_WITH(26, EPERM, syscall(SYS_tkill, getpid() + 1000000, 0));
+        FAILS_WITH(27, EPERM, prlimit(getpid() + 1000000, RLIMIT_NOFILE, NULL, &lim));
 #undef FAILS_WITH
 #undef WORKS
         *bits = rc;
@@ -1081,11 +1089,12 @@ static int ways_around(int filter)
 /* After process ids wrap around, the grader can have a larger id than its
  * child, so "from the child's own pid on" would let it be named: here the
  * spec's own pid is set to 2 to stand for that. The child's elders (the
- * test runner here, and what started it) are refused by id anyway; without
- * them in the spec (the control) the same calls on the parent work. 0, or
- * which bits went wrong. */
+ * test runner here, and what started it, and one added that is gone) are
+ * refused by id anyway; without them in the spec (the control) the call on
+ * the one that is gone reaches the kernel. 0, or which bits went wrong. */
 static int wrapped_around(int with_elders)
 {
+    const pid_t gone = 4000000; /* an elder that no longer runs: the kernel says ESRCH */
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -1093,24 +1102,21 @@ static int wrapped_around(int with_elders)
         char err[200];
         if (sandbox_prepare(&sb) != 0)
             _exit(100);
-        if (sb.n_elders < 1 || sb.elders[0] != getppid())
+        if (sb.n_elders < 1 || sb.elders[0] != getppid() || sb.n_elders == SANDBOX_MAX_ELDERS)
             _exit(101);
         sb.self = 2;
+        sb.elders[sb.n_elders++] = gone;
         if (!with_elders)
             sb.n_elders = 0;
         if (sandbox_install(&sb, NULL, err, sizeof err) != 0)
             _exit(102);
-        const pid_t parent = getppid();
         int rc = 0;
-        struct rlimit lim;
+        /* no pages: nothing moves, the kernel only finds the process */
         errno = 0;
-        if (!(prlimit(parent, RLIMIT_NOFILE, NULL, &lim) == -1 && errno == EPERM))
+        if (!(syscall(SYS_move_pages, gone, 0, NULL, NULL, NULL, 0) == -1 && errno == EPERM))
             rc |= 1;
-        cpu_set_t cpus;
-        CPU_ZERO(&cpus);
-        sched_getaffinity(parent, sizeof cpus, &cpus);
         errno = 0;
-        if (!(sched_setaffinity(parent, sizeof cpus, &cpus) == -1 && errno == EPERM))
+        if (!(syscall(SYS_move_pages, getppid(), 0, NULL, NULL, NULL, 0) == -1 && errno == EPERM))
             rc |= 2;
         _exit(rc);
     }
@@ -1122,10 +1128,11 @@ static int wrapped_around(int with_elders)
 START_TEST(elders_are_refused_after_ids_wrap_around)
 {
     int rc = wrapped_around(1);
-    ck_assert_msg(rc == 0, "with the elders: %d (100+: setup; 1 prlimit, 2 affinity)", rc);
-    /* The control: reading the parent's limits works without the elders
-     * (changing its CPUs may fail anyway: a root child has given up its
-     * capabilities, and the kernel then keeps it from the grader's). */
+    ck_assert_msg(rc == 0, "with the elders: %d (100+: setup; 1, 2: move_pages allowed)", rc);
+    /* The control: without the elders, the filter lets move_pages reach the
+     * kernel, which does not find the one that is gone. (On the parent the
+     * kernel may refuse it anyway: a root child has given up its
+     * capabilities, and then may not touch the grader's memory.) */
     rc = wrapped_around(0);
     ck_assert_msg(rc < 100 && (rc & 1), "the control, without them: %d", rc);
 }
@@ -1145,6 +1152,7 @@ START_TEST(closes_ways_around_the_rules)
     ck_assert_msg((rc & 0xc0) == 0xc0, "without the filter: 0x%x", rc);
     ck_assert_msg((rc & 0x3fc00) == 0x3fc00, "without the filter: 0x%x", rc);
     ck_assert_msg((rc & 0xf80000) == 0, "without the filter: 0x%x", rc);
+    ck_assert_msg((rc & 0xf000000) == 0xd000000, "without the filter: 0x%x", rc);
 }
 END_TEST
 
