@@ -1102,8 +1102,12 @@ static int wrapped_around(int with_elders)
         char err[200];
         if (sandbox_prepare(&sb) != 0)
             _exit(100);
-        if (sb.n_elders < 1 || sb.elders[0] != getppid() || sb.n_elders == SANDBOX_MAX_ELDERS)
+        if (sb.n_elders < 1 || sb.elders[0] != getppid())
             _exit(101);
+        /* a deep process tree (a CI runner, a batch job) can fill every
+         * place; the one that is gone then takes the farthest elder's */
+        if (sb.n_elders == SANDBOX_MAX_ELDERS)
+            sb.n_elders--;
         sb.self = 2;
         sb.elders[sb.n_elders++] = gone;
         if (!with_elders)
