@@ -376,8 +376,8 @@ static void fail_with(builder *b, long nr, int err)
  * - reopening it through /proc/self/fd: the file has mode 0 (results.c), and
  *   chmod, fchmodat and setting extended attributes (ACLs) fail with EPERM,
  *   so that no one but root can open it again;
- * - passing it to itself over a UNIX socket (SCM_RIGHTS): socket(AF_UNIX)
- *   and socketpair fail with EACCES. */
+ * - passing it to itself over a UNIX socket (SCM_RIGHTS): new sockets fail
+ *   (guard_around, in every filter). */
 static void guard_results(builder *b, const sandbox_spec *s)
 {
     const uint32_t fd = (uint32_t)s->results_fd;
@@ -433,17 +433,6 @@ static void guard_results(builder *b, const sandbox_spec *s)
         block_end(b, skip);
     }
     refuse(b, SYS_pidfd_getfd, R_FD_COPY);
-    {
-        int skip = block_begin(b, SYS_socket);
-        int ok = new_label(b);
-        load(b, ARG_LO(0));
-        jump(b, BPF_JEQ, AF_UNIX, NO_LABEL, ok);
-        ret(b, SECCOMP_RET_ERRNO | EACCES);
-        place(b, ok);
-        ret(b, SECCOMP_RET_ALLOW);
-        block_end(b, skip);
-    }
-    fail_with(b, SYS_socketpair, EACCES);
 }
 
 /* What Landlock (sandbox_restrict_files) does not cover: a file's mode,
@@ -736,9 +725,27 @@ static void guard_machine(builder *b)
  * Landlock then refuses to open it): they outlive the process, and a
  * segment holds memory for every later student until someone removes it
  * (what Landlock does for /dev/shm; no stage and nothing of CUDA's in a
- * grading child makes one). */
+ * grading child makes one).
+ * New sockets, and pairs of them, fail with EACCES, but for netlink (the
+ * kernel's own messages, which carry no descriptors and reach no other
+ * machine): a UNIX socket could pass the results file's descriptor back to
+ * the process under a number the filter does not know (SCM_RIGHTS), and a
+ * network socket could send the graded inputs out, or fetch answers, from
+ * wherever the machine can reach. CUDA connects to what it needs (an MPS
+ * server) when it starts, before the filter is installed. */
 static void guard_around(builder *b)
 {
+    {
+        int skip = block_begin(b, SYS_socket);
+        int ok = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, AF_NETLINK, ok, NO_LABEL);
+        ret(b, SECCOMP_RET_ERRNO | EACCES);
+        place(b, ok);
+        ret(b, SECCOMP_RET_ALLOW);
+        block_end(b, skip);
+    }
+    fail_with(b, SYS_socketpair, EACCES);
     fail_with(b, SYS_io_uring_setup, ENOSYS);
     fail_with(b, SYS_io_uring_enter, ENOSYS);
     fail_with(b, SYS_io_uring_register, ENOSYS);

@@ -7,8 +7,9 @@
  * grader's own write of the test's record (or mapping, duplicating, resizing
  * or closing its descriptor), starting processes or programs, reading or
  * writing another process, signalling another process, and system calls of
- * another ABI (x32, 32-bit). io_uring, userfaultfd and new UNIX sockets fail
- * with an error instead (they would reach the results file around the filter), and
+ * another ABI (x32, 32-bit). io_uring, userfaultfd and new sockets but netlink
+ * fail with an error instead (they would reach the results file around the
+ * filter, or the network), and
  * so do changing a file's mode, owner, times, extended attributes or inode
  * flags, truncate() of a path, and pushing input into a terminal (TIOCSTI,
  * TIOCLINUX): nothing a stage does needs them. A refused call raises SIGSYS; the grader's
