@@ -735,16 +735,8 @@ static void guard_machine(builder *b)
  * server) when it starts, before the filter is installed. */
 static void guard_around(builder *b)
 {
-    {
-        int skip = block_begin(b, SYS_socket);
-        int ok = new_label(b);
-        load(b, ARG_LO(0));
-        jump(b, BPF_JEQ, AF_NETLINK, ok, NO_LABEL);
-        ret(b, SECCOMP_RET_ERRNO | EACCES);
-        place(b, ok);
-        ret(b, SECCOMP_RET_ALLOW);
-        block_end(b, skip);
-    }
+    allow_only_arg(b, SYS_socket, 0, AF_NETLINK, AF_NETLINK, AF_NETLINK,
+                   SECCOMP_RET_ERRNO | EACCES);
     fail_with(b, SYS_socketpair, EACCES);
     fail_with(b, SYS_io_uring_setup, ENOSYS);
     fail_with(b, SYS_io_uring_enter, ENOSYS);
