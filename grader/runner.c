@@ -330,6 +330,11 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     results_enter_child(); /* read-only for good; the grader writes through results_close */
     test_record *rec = results_own(shared);
     limit_child(run->spec, stage, kind);
+    /* Run as root, no capabilities from here on, before CUDA starts its
+     * threads: capabilities are each thread's own, and a library can run
+     * code on CUDA's threads (sandbox.h). */
+    if (run->sandbox)
+        sandbox_drop_capabilities();
     child_files(run);
     if (run->plain_buffers)
         gbuf_set_guard(0);

@@ -2,8 +2,8 @@
  *
  * Why each refusal is safe for a legitimate stage, for CUDA and for Check:
  * - mprotect/pkey_mprotect to writable or executable, mmap or mremap with
- *   MAP_FIXED/MREMAP_FIXED, mremap and munmap, over the grader's executable
- *   image or the results page. The loader protects the executable's RELRO
+ *   MAP_FIXED/MREMAP_FIXED, mremap, munmap and madvise(MADV_REMOVE), over the
+ *   grader's executable image or the results page. The loader protects the executable's RELRO
  *   part at start-up (before the filter); afterwards nothing changes those
  *   pages: dlopen relocates and protects only the objects it loads, and the
  *   CUDA driver maps its own memory (device files, pinned and mapped host
@@ -25,21 +25,24 @@
  *   stage with --profile-once, in a process that forks no grading child, so
  *   no filter there either.
  * - kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open aimed at
- *   another process; tkill aimed at a process older than this one;
+ *   another process; tkill aimed at the grader or what started it;
  *   pidfd_send_signal. raise(), abort() and pthread_kill() signal this
  *   process (tgkill with its own pid). Making another process the owner of a
  *   descriptor's signals (fcntl F_SETOWN, ioctl FIOSETOWN), leaving the
- *   test's process group, and changing another process's limits or
- *   scheduling fail with EPERM (guard_fcntl, guard_others).
+ *   test's process group, and changing the limits, scheduling or memory
+ *   placement of anything but this process's own threads fail with EPERM,
+ *   counting another process (perf_event_open) with EACCES (guard_fcntl,
+ *   guard_others).
  * - prctl(PR_SET_DUMPABLE, non-zero): undoing the non-dumpable state that
  *   closes /proc/self/mem and the parent's /proc/<pid>/mem.
  * - a system call of another ABI: x32 numbers and int 0x80 (i386) on x86_64.
  * - the results file's descriptor, other than the grader's own pwrite64 of
  *   the test's record (guard_results): neither CUDA nor Check knows that
- *   descriptor, so no call of theirs names it. io_uring, userfaultfd, new
- *   UNIX sockets and the calls that change a file's metadata (guard_metadata:
- *   mode, owner, times, extended attributes, inode flags; truncate by path;
- *   TIOCSTI and the terminal's settings), the System V and POSIX message
+ *   descriptor, so no call of theirs names it. io_uring, Linux AIO,
+ *   userfaultfd, new sockets (but netlink's route protocol) and the calls
+ *   that change a file's metadata (guard_metadata: mode, owner, times,
+ *   extended attributes, inode flags; truncate by path; TIOCSTI, the
+ *   terminal's settings, input and lines), the System V and POSIX message
  *   objects that outlive the process, and what only root may do to the
  *   machine (guard_around, guard_machine) fail with an error rather than a
  *   SIGSYS: nothing a stage or CUDA does in a grading child was
@@ -89,6 +92,9 @@
 #endif
 /* Newer than some C libraries' headers; numbers from 424 on are the same on
  * every architecture. */
+#ifndef __NR_io_pgetevents
+#define __NR_io_pgetevents 333
+#endif
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
@@ -102,6 +108,7 @@ enum rule {
     R_PROTECT,  /* mprotect to W or X over a guarded range */
     R_MAP_OVER, /* MAP_FIXED / MREMAP_FIXED over a guarded range */
     R_MOVE,     /* mremap or munmap of a guarded range */
+    R_DISCARD,  /* madvise(MADV_REMOVE) over a guarded range */
     R_SHM_OVER,
     R_PROCESS,
     R_EXEC,
@@ -126,7 +133,7 @@ typedef struct builder {
      * whether jt (1) or jf (0) holds the label. */
     struct {
         int at, label, is_jt;
-    } fix[2048];
+    } fix[4096];
     int n_fix;
 } builder;
 
@@ -301,6 +308,23 @@ static void block_end(builder *b, int skip)
 {
     if (!b->overflow)
         b->p[skip].k = (uint32_t)(b->n - (skip + 1));
+}
+
+/* Call nr's block: when its argument a matches k (op BPF_JSET: has one of
+ * its bits; BPF_JEQ: is k), the memory it names (arguments 0 and 1) may not
+ * touch a guarded range (else rule's refusal); otherwise it is allowed. */
+static void guard_ranges_when(builder *b, const sandbox_spec *s, long nr, int a, uint16_t op,
+                              uint32_t k, int rule)
+{
+    int skip = block_begin(b, nr);
+    int check = new_label(b);
+    load(b, ARG_LO(a));
+    jump(b, op, k, check, NO_LABEL);
+    ret(b, SECCOMP_RET_ALLOW);
+    place(b, check);
+    guard_ranges(b, s, 0, 1, rule);
+    ret(b, SECCOMP_RET_ALLOW);
+    block_end(b, skip);
 }
 
 static void refuse(builder *b, long nr, int rule)
@@ -497,9 +521,13 @@ static void guard_metadata(builder *b)
         /* a terminal's settings, owner and lines, which stay after the
          * grader ends: TCSETS, TCSETSW, TCSETSF, TCSETA, TCSETAW, TCSETAF,
          * TCXONC, TIOCEXCL, TIOCSCTTY, TIOCSPGRP, TIOCSWINSZ, TIOCCONS,
-         * TIOCSETD, TIOCVHANGUP, TCSETS2, TCSETSW2, TCSETSF2 */
+         * TIOCSETD, TIOCVHANGUP, TCSETS2, TCSETSW2, TCSETSF2; and what
+         * throws away its input or output or drives its lines: TCFLSH,
+         * TCSBRK, TCSBRKP, TIOCSBRK, TIOCCBRK, TIOCMBIS, TIOCMBIC, TIOCMSET,
+         * TIOCSSERIAL */
         0x5402u, 0x5403u, 0x5404u, 0x5406u, 0x5407u, 0x5408u, 0x540Au, 0x540Cu, 0x540Eu,
         0x5410u, 0x5414u, 0x541Du, 0x5423u, 0x5437u, 0x402C542Bu, 0x402C542Cu, 0x402C542Du,
+        0x540Bu, 0x5409u, 0x5425u, 0x5427u, 0x5428u, 0x5416u, 0x5417u, 0x5418u, 0x541Fu,
         /* whom a descriptor's signals go to, as fcntl's F_SETOWN
          * (guard_fcntl): FIOSETOWN, SIOCSPGRP, and FIOASYNC */
         0x8901u, 0x8902u, 0x5452u};
@@ -606,43 +634,48 @@ static void not_an_elder(builder *b, const sandbox_spec *s, int no)
         jump(b, BPF_JEQ, (uint32_t)s->elders[i], no, NO_LABEL);
 }
 
-/* Calls that name another process by its id (a thread id, for some), where
- * only this process may be meant: allowed when the id is 0 (the caller) or
- * at least this process's pid, which its own threads' ids are (they came
- * after it), and not one of its elders; else EPERM. Every process older
- * than the child is below it until process ids wrap around, and its elders
- * (the grader and what started it) are refused by id even then; a process
- * made after the child could be named, but the child cannot outlive its
- * test (setpgid and setsid fail, so the test's process group holds it). */
-static void only_self_or_newer(builder *b, long nr, int a, const sandbox_spec *s)
+/* Falls through when the loaded id is 0 (the caller), this process or one
+ * of the threads it had when the spec was made, else jumps to no. */
+static void own_thread_or(builder *b, const sandbox_spec *s, int no)
+{
+    int ok = new_label(b);
+    jump(b, BPF_JEQ, 0, ok, NO_LABEL);
+    for (int i = 0; i < s->n_threads; i++)
+        jump(b, BPF_JEQ, (uint32_t)s->threads[i], ok, NO_LABEL);
+    jump(b, BPF_JEQ, (uint32_t)s->self, ok, no);
+    place(b, ok);
+}
+
+/* Calls that name a process or thread by its id, where only this process
+ * may be meant: allowed for 0, this process and its threads (those it had
+ * when the filter was made: the grader's, CUDA's), else EPERM. An id is all
+ * the filter sees, so a rule by range (every id from this process's on)
+ * would also let in a process started after it, such as another student's
+ * test process beside it, and, once process ids wrap around, older ones. A
+ * thread started later names itself with 0. Else the error err. */
+static void only_own_threads(builder *b, long nr, int a, const sandbox_spec *s, uint32_t err)
 {
     int skip = block_begin(b, nr);
-    int ok = new_label(b), no = new_label(b);
+    int no = new_label(b);
     load(b, ARG_LO(a));
-    not_an_elder(b, s, no);
-    jump(b, BPF_JEQ, 0, ok, NO_LABEL);
-    jump(b, BPF_JGE, (uint32_t)s->self, ok, no);
-    place(b, ok);
+    own_thread_or(b, s, no);
     ret(b, SECCOMP_RET_ALLOW);
     place(b, no);
-    ret(b, SECCOMP_RET_ERRNO | EPERM);
+    ret(b, SECCOMP_RET_ERRNO | err);
     block_end(b, skip);
 }
 
 /* The same for setpriority and ioprio_set, which also take whom: one
  * process (PRIO_PROCESS, IOPRIO_WHO_PROCESS) only, not a group or a user. */
-static void only_self_or_newer_process(builder *b, long nr, uint32_t which_process,
-                                       const sandbox_spec *s)
+static void only_own_threads_process(builder *b, long nr, uint32_t which_process,
+                                     const sandbox_spec *s)
 {
     int skip = block_begin(b, nr);
-    int ok = new_label(b), no = new_label(b);
+    int no = new_label(b);
     load(b, ARG_LO(0));
     jump(b, BPF_JEQ, which_process, NO_LABEL, no);
     load(b, ARG_LO(1));
-    not_an_elder(b, s, no);
-    jump(b, BPF_JEQ, 0, ok, NO_LABEL);
-    jump(b, BPF_JGE, (uint32_t)s->self, ok, no);
-    place(b, ok);
+    own_thread_or(b, s, no);
     ret(b, SECCOMP_RET_ALLOW);
     place(b, no);
     ret(b, SECCOMP_RET_ERRNO | EPERM);
@@ -667,14 +700,18 @@ static void guard_others(builder *b, const sandbox_spec *s)
         {SYS_move_pages, 0},
     };
     for (size_t i = 0; i < sizeof by_id / sizeof by_id[0]; i++)
-        only_self_or_newer(b, by_id[i].nr, by_id[i].a, s);
+        only_own_threads(b, by_id[i].nr, by_id[i].a, s, EPERM);
     /* Limits belong to a whole process, so prlimit64 needs no thread id:
      * 0 or this process only (a thread id of the grader's would reach its
      * limits too). */
     allow_only_arg(b, SYS_prlimit64, 0, 0, (uint32_t)s->self, (uint32_t)s->self,
                    SECCOMP_RET_ERRNO | EPERM);
-    only_self_or_newer_process(b, SYS_setpriority, 0 /* PRIO_PROCESS */, s);
-    only_self_or_newer_process(b, SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, s);
+    /* perf_event_open on another process would read its registers and
+     * stack (where ptrace's rules let it); on this process's own threads
+     * (0, or their ids) it is a profiler's, else EACCES. */
+    only_own_threads(b, SYS_perf_event_open, 1, s, EACCES);
+    only_own_threads_process(b, SYS_setpriority, 0 /* PRIO_PROCESS */, s);
+    only_own_threads_process(b, SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, s);
     fail_with(b, SYS_setpgid, EPERM);
     fail_with(b, SYS_setsid, EPERM);
 }
@@ -717,7 +754,7 @@ static void guard_machine(builder *b)
 
 /* Ways around the other rules, in every filter: io_uring, whose operations
  * (open with O_TRUNC, write, set extended attributes) never pass the filter,
- * and userfaultfd fail with ENOSYS; open_by_handle_at, whose flags the
+ * Linux AIO (the same for writes) and userfaultfd fail with ENOSYS; open_by_handle_at, whose flags the
  * truncation rule would have to read too, with EPERM (it needs
  * CAP_DAC_READ_SEARCH: only a grader run as root could use it). So do the
  * System V objects, shared memory segments, semaphore sets and message
@@ -726,22 +763,41 @@ static void guard_machine(builder *b)
  * segment holds memory for every later student until someone removes it
  * (what Landlock does for /dev/shm; no stage and nothing of CUDA's in a
  * grading child makes one).
- * New sockets, and pairs of them, fail with EACCES, but for netlink (the
- * kernel's own messages, which carry no descriptors and reach no other
- * machine): a UNIX socket could pass the results file's descriptor back to
+ * New sockets, and pairs of them, fail with EACCES, but for netlink's route
+ * protocol (the machine's network interfaces, as getifaddrs reads them; it
+ * carries no descriptors, and changing anything needs a capability): other
+ * netlink protocols reach other processes (NETLINK_USERSOCK is a channel to
+ * any local process that listens) or watch the machine's (the connector's
+ * fork and exit events). A UNIX socket could pass the results file's descriptor back to
  * the process under a number the filter does not know (SCM_RIGHTS), and a
  * network socket could send the graded inputs out, or fetch answers, from
  * wherever the machine can reach. CUDA connects to what it needs (an MPS
  * server) when it starts, before the filter is installed. */
 static void guard_around(builder *b)
 {
-    allow_only_arg(b, SYS_socket, 0, AF_NETLINK, AF_NETLINK, AF_NETLINK,
-                   SECCOMP_RET_ERRNO | EACCES);
+    {
+        int skip = block_begin(b, SYS_socket);
+        int no = new_label(b);
+        load(b, ARG_LO(0));
+        jump(b, BPF_JEQ, AF_NETLINK, NO_LABEL, no);
+        load(b, ARG_LO(2));
+        jump(b, BPF_JEQ, 0 /* NETLINK_ROUTE */, NO_LABEL, no);
+        ret(b, SECCOMP_RET_ALLOW);
+        place(b, no);
+        ret(b, SECCOMP_RET_ERRNO | EACCES);
+        block_end(b, skip);
+    }
     fail_with(b, SYS_socketpair, EACCES);
     fail_with(b, SYS_io_uring_setup, ENOSYS);
     fail_with(b, SYS_io_uring_enter, ENOSYS);
     fail_with(b, SYS_io_uring_register, ENOSYS);
     fail_with(b, SYS_userfaultfd, ENOSYS);
+    /* Linux AIO: io_submit's writes name their descriptor in memory the
+     * filter cannot read, so it could write the results file */
+    static const long aio[] = {SYS_io_setup,     SYS_io_submit, SYS_io_getevents,
+                               __NR_io_pgetevents, SYS_io_cancel, SYS_io_destroy};
+    for (size_t i = 0; i < sizeof aio / sizeof aio[0]; i++)
+        fail_with(b, aio[i], ENOSYS);
     static const long calls[] = {SYS_open_by_handle_at, SYS_shmget,         SYS_semget,
                                  SYS_msgget,            SYS_mq_open,        SYS_mq_unlink,
                                  SYS_mq_timedsend,      SYS_mq_timedreceive, SYS_mq_notify,
@@ -780,17 +836,8 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
                                     SYS_pkey_mprotect
 #endif
     };
-    for (size_t i = 0; i < sizeof protects / sizeof protects[0]; i++) {
-        int skip = block_begin(&b, protects[i]);
-        int check = new_label(&b);
-        load(&b, ARG_LO(2));
-        jump(&b, BPF_JSET, PROT_WRITE | PROT_EXEC, check, NO_LABEL);
-        ret(&b, SECCOMP_RET_ALLOW);
-        place(&b, check);
-        guard_ranges(&b, s, 0, 1, R_PROTECT);
-        ret(&b, SECCOMP_RET_ALLOW);
-        block_end(&b, skip);
-    }
+    for (size_t i = 0; i < sizeof protects / sizeof protects[0]; i++)
+        guard_ranges_when(&b, s, protects[i], 2, BPF_JSET, PROT_WRITE | PROT_EXEC, R_PROTECT);
     {
         int skip = block_begin(&b, SYS_mmap);
         int check = new_label(&b);
@@ -829,6 +876,10 @@ int sandbox_build(const sandbox_spec *s, struct sock_filter *prog, int cap)
         ret(&b, SECCOMP_RET_ALLOW);
         block_end(&b, skip);
     }
+    /* MADV_REMOVE frees a shared mapping's file blocks, read-only or not,
+     * as long as the file was opened for writing: over the results page it
+     * would wipe every record. */
+    guard_ranges_when(&b, s, SYS_madvise, 2, BPF_JEQ, MADV_REMOVE, R_DISCARD);
 #ifdef SYS_shmat
     {
         int skip = block_begin(&b, SYS_shmat);
@@ -1052,6 +1103,14 @@ int sandbox_prepare(sandbox_spec *s)
     for (pid_t p = s->parent; p > 1 && s->n_elders < SANDBOX_MAX_ELDERS; p = parent_of(p))
         s->elders[s->n_elders++] = p;
     s->own_group = getpgrp() == s->self;
+    DIR *task = opendir("/proc/self/task");
+    for (struct dirent *e; task && (e = readdir(task)) && s->n_threads < SANDBOX_MAX_THREADS;) {
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid > 0)
+            s->threads[s->n_threads++] = (pid_t)tid;
+    }
+    if (task)
+        closedir(task);
     sandbox_range image = {0, 0, NULL};
     dl_iterate_phdr(first_object, &image);
     if (image.hi <= image.lo)
@@ -1078,6 +1137,7 @@ static const char *syscall_name(long nr)
         const char *name;
     } names[] = {
         {SYS_mprotect, "mprotect"}, {SYS_mmap, "mmap"}, {SYS_mremap, "mremap"},
+        {SYS_madvise, "madvise"},
         {SYS_munmap, "munmap"}, {SYS_clone, "clone"}, {SYS_execve, "execve"},
         {SYS_ptrace, "ptrace"}, {SYS_process_vm_readv, "process_vm_readv"},
         {SYS_process_vm_writev, "process_vm_writev"}, {SYS_kill, "kill"},
@@ -1147,6 +1207,9 @@ static void on_sigsys(int sig, siginfo_t *si, void *context)
     case R_MOVE:
         snprintf(what, sizeof what, "move or unmap %s", where);
         break;
+    case R_DISCARD:
+        snprintf(what, sizeof what, "discard the contents of %s", where);
+        break;
     case R_SHM_OVER:
         snprintf(what, sizeof what, "map shared memory over memory already in use");
         break;
@@ -1188,14 +1251,16 @@ static void on_sigsys(int sig, siginfo_t *si, void *context)
     _exit(SANDBOX_EXIT);
 }
 
-/* A grader run as root: its grading child gives up every capability (CUDA
- * has started by now), so that what root may do beyond its own files, such
- * as opening the results file again (it has mode 0), configuring the
- * network, raising limits or the drivers' administrative calls, fails as for
- * an ordinary user. Files owned by root stay root's: its /proc/self/mem
- * (instructors.md says so). For an ordinary user there is nothing to drop.
- * The capability sets as capset(2) takes them (version 3: two words). */
-static void drop_capabilities(void)
+/* A grader run as root: its grading child gives up every capability, so
+ * that what root may do beyond its own files, such as opening the results
+ * file again (it has mode 0), configuring the network, raising limits or the
+ * drivers' administrative calls, fails as for an ordinary user. Files owned
+ * by root stay root's: its /proc/self/mem (instructors.md says so). For an
+ * ordinary user there is nothing to drop. The capability sets as capset(2)
+ * takes them (version 3: two words). They are the calling thread's alone,
+ * and a thread starts with its creator's: the grading child calls this
+ * before CUDA starts its threads (sandbox.h), and sandbox_install again. */
+void sandbox_drop_capabilities(void)
 {
     struct {
         uint32_t version;
@@ -1243,7 +1308,7 @@ int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, 
         snprintf(err, errn, "prctl(PR_SET_NO_NEW_PRIVS) failed: %s", strerror(errno));
         return -1;
     }
-    drop_capabilities();
+    sandbox_drop_capabilities();
     struct sock_fprog fprog = {(unsigned short)n, prog};
     long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
     if (rc != 0 && errno == ENOSYS)
@@ -1407,16 +1472,23 @@ int sandbox_restrict_files(const char *const *writable, char *err, size_t errn)
      * is not writable unless the caller names it (the probe does where CUDA
      * does not start without it; on the H200 it does); the driver names
      * its threads through /proc/self/task/<tid>/comm and fails to start
-     * (cudaErrorOperatingSystem, seen on the H200) when it cannot. /proc/self
-     * is this process's own folder (/proc/<pid>); for an ordinary user its
-     * mem file stays closed by the non-dumpable mark (sandbox_install), for
-     * root it does not (instructors.md says so). */
+     * (cudaErrorOperatingSystem, seen on the H200) when it cannot. So its
+     * threads' files (/proc/self/task, /proc/<pid>/task) and its own name
+     * are writable, not the rest of /proc/self: root could write
+     * /proc/self/autogroup there, the nice value of the whole session the
+     * grader runs in, which outlives the child. Their files belong to root
+     * once the process is non-dumpable (sandbox_install), so for an
+     * ordinary user they stay closed anyway. */
     const uint64_t write_only = changes & (LL_WRITE_FILE | LL_TRUNCATE);
     const char *where = "/dev";
     int rc = allow_devices(ruleset, write_only, &where);
     if (rc == 0) {
-        rc = allow_beneath(ruleset, "/proc/self", write_only);
-        where = "/proc/self";
+        rc = allow_beneath(ruleset, "/proc/self/task", write_only);
+        where = "/proc/self/task";
+    }
+    if (rc == 0) {
+        rc = allow_beneath(ruleset, "/proc/self/comm", write_only);
+        where = "/proc/self/comm";
     }
     for (int i = 0; rc == 0 && writable && writable[i]; i++) {
         rc = allow_beneath(ruleset, writable[i], changes);

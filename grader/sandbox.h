@@ -27,6 +27,7 @@
 #define SANDBOX_EXIT 1
 
 #define SANDBOX_MAX_ELDERS 8
+#define SANDBOX_MAX_THREADS 64
 
 typedef struct sandbox_range {
     uintptr_t lo, hi; /* [lo, hi), page-aligned */
@@ -43,6 +44,11 @@ typedef struct sandbox_spec {
      * have wrapped around and one is above self. */
     pid_t elders[SANDBOX_MAX_ELDERS];
     int n_elders;
+    /* This process's threads when the spec was made (self among them, and
+     * CUDA's, which it starts before the filter): the only ids the calls on
+     * a process's scheduling and memory placement may name, beside 0. */
+    pid_t threads[SANDBOX_MAX_THREADS];
+    int n_threads;
     int own_group; /* this process leads a process group of its own */
     /* The results file (results_writer): its descriptor (-1: not guarded),
      * the one address it may be written from, and that write's offset and
@@ -62,6 +68,7 @@ typedef struct sandbox_spec {
 void sandbox_guard_results(sandbox_spec *s, int fd, uint64_t ip, uint64_t offset, uint64_t bytes);
 
 /* Starts a spec for this process: its pid, its parent's and its elders',
+ * its threads' ids (from /proc/self/task, the first SANDBOX_MAX_THREADS),
  * and the mapped
  * image of the executable (every PT_LOAD segment, found with
  * dl_iterate_phdr). 0, or -1 when the image was not found. */
@@ -84,6 +91,15 @@ typedef void (*sandbox_report_fn)(const char *what, const char *syscall_name);
  * (an old kernel): the caller warns and goes on without it. */
 int sandbox_install(const sandbox_spec *s, sandbox_report_fn report, char *err, size_t errn);
 
+/* Run as root: gives up every capability, in the calling thread and the
+ * threads it starts later (capabilities belong to each thread, and a new one
+ * starts with its creator's). A grading child calls it before CUDA starts
+ * its threads: a library could run code on one of them (a signal handler,
+ * a host function), and a thread that kept root's capabilities could open
+ * the results file again. sandbox_install calls it too, for the calling
+ * thread. Nothing to do for an ordinary user. */
+void sandbox_drop_capabilities(void);
+
 /* Installs the filter in a short-lived child: 0 when this kernel takes it,
  * else -1 with the reason in err. The parent calls it once, for the run's
  * header. */
@@ -92,8 +108,9 @@ int sandbox_probe(char *err, size_t errn);
 /* Files (Landlock, a second layer beside the filter): from this call on,
  * this thread and every thread and process it starts can no longer create,
  * change, truncate, rename or remove a file anywhere, except /dev/null, the
- * GPU's /dev/nvidia* files (as they are at the call) and its own files in
- * /proc/self (opened for writing: CUDA names its threads there), and
+ * GPU's /dev/nvidia* files (as they are at the call), its threads' files in
+ * /proc/self/task and its /proc/self/comm (opened for writing: CUDA names
+ * its threads there), and
  * anything beneath each folder of writable (NULL-terminated, may be NULL),
  * where files may also be made and removed; /dev/shm only when named there. Reading is not restricted, and
  * descriptors opened before the call keep working. It applies to the calling

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -292,6 +293,12 @@ static int alias_results(void)
 static int unmap_results(void)
 {
     return munmap(page, sizeof *page);
+}
+/* Frees the memory file's blocks under the read-only page: every record
+ * would read as never run. */
+static int discards_results(void)
+{
+    return madvise(page, sizeof *page, MADV_REMOVE);
 }
 static int forks(void)
 {
@@ -691,11 +698,78 @@ START_TEST(root_child_gives_up_its_capabilities)
 }
 END_TEST
 
+/* A thread that tries, when told, to open the results file again. */
+typedef struct reopener {
+    pthread_t t;
+    int go[2];
+    volatile int opened; /* 1 it could, 0 it could not (EACCES), -1 otherwise */
+} reopener;
+
+static void *reopen_on_cue(void *arg)
+{
+    reopener *r = arg;
+    char c;
+    (void)!read(r->go[0], &c, 1);
+    int rc = reopens_results_as_root();
+    r->opened = rc == 0 ? 1 : errno == EACCES ? 0 : -1;
+    return NULL;
+}
+
+/* Run as root, a thread started before the filter, as CUDA's are, tries to
+ * open the results file again once the filter is on: with the capabilities
+ * given up before it started (as a grading child does) or only when the
+ * filter was installed (the control). The child's exit status: 0 it could
+ * not, 1 it could, more: the setup failed. */
+static int thread_reopens(int drop_first)
+{
+    page = results_map(1);
+    ck_assert_ptr_nonnull(page);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (drop_first)
+            sandbox_drop_capabilities();
+        reopener r;
+        memset(&r, 0, sizeof r);
+        r.opened = -1;
+        if (pipe(r.go) != 0 || pthread_create(&r.t, NULL, reopen_on_cue, &r) != 0)
+            _exit(100);
+        sandbox_spec sb;
+        char err[200];
+        if (sandbox_prepare(&sb) != 0 || sandbox_install(&sb, NULL, err, sizeof err) != 0)
+            _exit(101);
+        if (write(r.go[1], "x", 1) != 1 || pthread_join(r.t, NULL) != 0)
+            _exit(102);
+        _exit(r.opened == 1 ? 1 : r.opened == 0 ? 0 : 103);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    results_unmap(page, 1);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Capabilities are each thread's own: a library can run code on CUDA's
+ * threads (a signal handler, a host function), so a grading child gives
+ * them up before CUDA starts any. */
+START_TEST(root_threads_give_up_capabilities)
+{
+    if (getuid() != 0) {
+        test_skip("sandbox: not root, so a grading child has no capability to give up");
+        return;
+    }
+    ck_assert_int_eq(thread_reopens(1), 0);
+    /* The control: a thread started before they were given up keeps them. */
+    ck_assert_int_eq(thread_reopens(0), 1);
+}
+END_TEST
+
 START_TEST(refuses_remapping_grader_pages)
 {
     expect_rejected(map_over_results, "map other memory over the grader's results page", "(syscall mmap)");
     expect_rejected(alias_results, "move or unmap the grader's results page", "(syscall mremap)");
     expect_rejected(unmap_results, "move or unmap the grader's results page", "(syscall munmap)");
+    expect_rejected(discards_results, "discard the contents of the grader's results page",
+                    "(syscall madvise)");
 }
 END_TEST
 
@@ -969,6 +1043,38 @@ START_TEST(refuses_truncating_opens)
 }
 END_TEST
 
+/* Runs body(filter) in a child and returns what it returns, one bit per
+ * call that went otherwise than expected (more bits than an exit status
+ * holds, so through a shared page); or minus the child's exit status when
+ * it ended early (100 and up: its setup failed), or minus 128 + the signal
+ * that ended it. */
+static int bits_of_child(int (*body)(int), int filter)
+{
+    int *bits = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(bits, MAP_FAILED);
+    *bits = -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        *bits = body(filter);
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    int rc = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? *bits : -(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    munmap(bits, 4096);
+    return rc;
+}
+
+/* In the checks below, which collect one bit per call in rc: the bit is set
+ * unless call fails with errno e. */
+#define FAILS_WITH(bit, e, call)                                                              \
+    do {                                                                                      \
+        errno = 0;                                                                            \
+        if (!((call) == -1 && errno == (e)))                                                  \
+            rc |= 1 << (bit);                                                                 \
+    } while (0)
+
 /* In every filter, even one without a results file (as on a machine where
  * the grader has no write stub): io_uring and userfaultfd fail with ENOSYS,
  * open_by_handle_at (which could truncate around the rule above) and
@@ -981,140 +1087,125 @@ END_TEST
  * work. The control,
  * without the filter, makes a shared memory segment and removes it. 0, or
  * which bits went wrong. */
-static int ways_around(int filter)
+static int ways_around_body(int filter)
 {
-    /* more bits than an exit status holds: through a shared page */
-    int *bits = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert_ptr_ne(bits, MAP_FAILED);
-    *bits = -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        sandbox_spec sb;
-        char err[200];
-        if (sandbox_prepare(&sb) != 0)
-            _exit(100);
-        if (filter && sandbox_install(&sb, NULL, err, sizeof err) != 0)
-            _exit(101);
-        int rc = 0;
-#define FAILS_WITH(bit, e, call)                                                              \
-    do {                                                                                      \
-        errno = 0;                                                                            \
-        if (!((call) == -1 && errno == (e)))                                                  \
-            rc |= 1 << (bit);                                                                 \
-    } while (0)
+    sandbox_spec sb;
+    char err[200];
+    if (sandbox_prepare(&sb) != 0)
+        _exit(100);
+    if (filter && sandbox_install(&sb, NULL, err, sizeof err) != 0)
+        _exit(101);
+    int rc = 0;
 #define WORKS(bit, call)                                                                      \
-    do {                                                                                      \
-        if ((call) != 0)                                                                      \
-            rc |= 1 << (bit);                                                                 \
-    } while (0)
-        FAILS_WITH(0, ENOSYS, syscall(SYS_io_uring_setup, 8, NULL));
-        FAILS_WITH(1, ENOSYS, syscall(SYS_userfaultfd, 0));
-        char handle[128] = {0};
-        FAILS_WITH(2, EPERM, syscall(SYS_open_by_handle_at, AT_FDCWD, handle, O_RDONLY | O_TRUNC));
-        /* each made object removed at once (the control makes them) */
-        int id;
-        FAILS_WITH(3, EPERM, id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
-        if (id >= 0)
-            shmctl(id, IPC_RMID, NULL);
-        FAILS_WITH(4, EPERM, id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600));
-        if (id >= 0)
-            semctl(id, 0, IPC_RMID);
-        FAILS_WITH(5, EPERM, id = msgget(IPC_PRIVATE, IPC_CREAT | 0600));
-        if (id >= 0)
-            msgctl(id, IPC_RMID, NULL);
-        /* what only root could do to the machine: EPERM for every user */
-        FAILS_WITH(6, EPERM, syscall(SYS_unshare, 0));
-        FAILS_WITH(7, EPERM, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4, 0));
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        FAILS_WITH(8, EPERM, clock_settime(CLOCK_REALTIME, &now));
-        FAILS_WITH(9, EPERM, syscall(SYS_bpf, 0, NULL, 0));
-        /* other processes: the test runner here stands for the grader;
-         * each change, where it is made (the control), sets what was there */
-        const pid_t parent = getppid();
-        FAILS_WITH(10, EPERM, setpgid(0, getpgid(parent)));
-        struct rlimit lim;
-        FAILS_WITH(11, EPERM, prlimit(parent, RLIMIT_NOFILE, NULL, &lim));
-        cpu_set_t cpus;
-        CPU_ZERO(&cpus);
-        sched_getaffinity(parent, sizeof cpus, &cpus);
-        FAILS_WITH(12, EPERM, sched_setaffinity(parent, sizeof cpus, &cpus));
-        errno = 0;
-        int nice_of_parent = getpriority(PRIO_PROCESS, (id_t)parent);
-        FAILS_WITH(13, EPERM, setpriority(PRIO_PROCESS, (id_t)parent, nice_of_parent));
-        int fds[2];
-        if (pipe(fds) != 0)
-            _exit(102);
-        FAILS_WITH(14, EPERM, fcntl(fds[0], F_SETOWN, parent));
-        int owner = parent;
-        FAILS_WITH(15, EPERM, ioctl(fds[0], 0x8901 /* FIOSETOWN */, &owner));
-        FAILS_WITH(16, EPERM, id = (int)syscall(SYS_mq_open, "cudalabs-sandbox-test",
-                                                O_CREAT | O_RDONLY, 0600, NULL));
-        if (id >= 0)
-            syscall(SYS_mq_unlink, "cudalabs-sandbox-test");
-        struct termios t;
-        memset(&t, 0, sizeof t);
-        FAILS_WITH(17, EPERM, ioctl(fds[0], TCSETS, &t)); /* ENOTTY on a pipe without */
-        if (filter) /* without it, this would make the test runner's group slow */
-            FAILS_WITH(18, EPERM, setpriority(PRIO_PGRP, 0, 19));
-        /* and what stays: this process's own limits, CPUs, nice value,
-         * descriptors' owner and threads */
-        WORKS(19, prlimit(0, RLIMIT_NOFILE, NULL, &lim));
-        CPU_ZERO(&cpus);
-        WORKS(20, sched_getaffinity(0, sizeof cpus, &cpus) || sched_setaffinity(0, sizeof cpus, &cpus));
-        errno = 0;
-        WORKS(21, setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0)));
-        WORKS(22, fcntl(fds[1], F_GETOWN) == -1);
-        WORKS(23, (int)syscall(SYS_tkill, (int)syscall(SYS_gettid), 0));
-        /* a terminal's O_ASYNC would make its foreground group (the
-         * grader's) the owner; a pipe stands for it here */
-        FAILS_WITH(24, EPERM, fcntl(fds[0], F_SETFL, O_ASYNC));
-        WORKS(25, fcntl(fds[0], F_SETFL, O_NONBLOCK));
-        /* an id above this process's own: another grader's child, on a
-         * shared machine (here none: ESRCH without the filter) */
-        FAILS_WITH(26, EPERM, syscall(SYS_tkill, getpid() + 1000000, 0));
-        FAILS_WITH(27, EPERM, prlimit(getpid() + 1000000, RLIMIT_NOFILE, NULL, &lim));
-        /* sockets, in every filter (this one guards no results file, as on
-         * aarch64): the network and UNIX sockets fail, netlink stays */
-        int sock;
-        FAILS_WITH(28, EACCES, sock = socket(AF_INET, SOCK_STREAM, 0));
-        if (sock >= 0)
-            close(sock);
-        int pair[2] = {-1, -1};
-        FAILS_WITH(29, EACCES, sock = socket(AF_UNIX, SOCK_DGRAM, 0));
-        if (sock >= 0)
-            close(sock);
-        FAILS_WITH(29, EACCES, socketpair(AF_UNIX, SOCK_STREAM, 0, pair));
-        if (pair[0] >= 0) {
-            close(pair[0]);
-            close(pair[1]);
-        }
-        sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0 /* NETLINK_ROUTE */);
-        WORKS(30, sock < 0);
-        if (sock >= 0)
-            close(sock);
-#undef FAILS_WITH
-#undef WORKS
-        *bits = rc;
-        _exit(0);
+do {                                                                                      \
+    if ((call) != 0)                                                                      \
+        rc |= 1 << (bit);                                                                 \
+} while (0)
+    FAILS_WITH(0, ENOSYS, syscall(SYS_io_uring_setup, 8, NULL));
+    FAILS_WITH(1, ENOSYS, syscall(SYS_userfaultfd, 0));
+    char handle[128] = {0};
+    FAILS_WITH(2, EPERM, syscall(SYS_open_by_handle_at, AT_FDCWD, handle, O_RDONLY | O_TRUNC));
+    /* each made object removed at once (the control makes them) */
+    int id;
+    FAILS_WITH(3, EPERM, id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
+    if (id >= 0)
+        shmctl(id, IPC_RMID, NULL);
+    FAILS_WITH(4, EPERM, id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600));
+    if (id >= 0)
+        semctl(id, 0, IPC_RMID);
+    FAILS_WITH(5, EPERM, id = msgget(IPC_PRIVATE, IPC_CREAT | 0600));
+    if (id >= 0)
+        msgctl(id, IPC_RMID, NULL);
+    /* what only root could do to the machine: EPERM for every user */
+    FAILS_WITH(6, EPERM, syscall(SYS_unshare, 0));
+    FAILS_WITH(7, EPERM, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4, 0));
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    FAILS_WITH(8, EPERM, clock_settime(CLOCK_REALTIME, &now));
+    FAILS_WITH(9, EPERM, syscall(SYS_bpf, 0, NULL, 0));
+    /* other processes: the test runner here stands for the grader;
+     * each change, where it is made (the control), sets what was there */
+    const pid_t parent = getppid();
+    FAILS_WITH(10, EPERM, setpgid(0, getpgid(parent)));
+    struct rlimit lim;
+    FAILS_WITH(11, EPERM, prlimit(parent, RLIMIT_NOFILE, NULL, &lim));
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    sched_getaffinity(parent, sizeof cpus, &cpus);
+    FAILS_WITH(12, EPERM, sched_setaffinity(parent, sizeof cpus, &cpus));
+    errno = 0;
+    int nice_of_parent = getpriority(PRIO_PROCESS, (id_t)parent);
+    FAILS_WITH(13, EPERM, setpriority(PRIO_PROCESS, (id_t)parent, nice_of_parent));
+    int fds[2];
+    if (pipe(fds) != 0)
+        _exit(102);
+    FAILS_WITH(14, EPERM, fcntl(fds[0], F_SETOWN, parent));
+    int owner = parent;
+    FAILS_WITH(15, EPERM, ioctl(fds[0], 0x8901 /* FIOSETOWN */, &owner));
+    FAILS_WITH(16, EPERM, id = (int)syscall(SYS_mq_open, "cudalabs-sandbox-test",
+                                            O_CREAT | O_RDONLY, 0600, NULL));
+    if (id >= 0)
+        syscall(SYS_mq_unlink, "cudalabs-sandbox-test");
+    struct termios t;
+    memset(&t, 0, sizeof t);
+    FAILS_WITH(17, EPERM, ioctl(fds[0], TCSETS, &t)); /* ENOTTY on a pipe without */
+    if (filter) /* without it, this would make the test runner's group slow */
+        FAILS_WITH(18, EPERM, setpriority(PRIO_PGRP, 0, 19));
+    /* and what stays: this process's own limits, CPUs, nice value,
+     * descriptors' owner and threads */
+    WORKS(19, prlimit(0, RLIMIT_NOFILE, NULL, &lim));
+    CPU_ZERO(&cpus);
+    WORKS(20, sched_getaffinity(0, sizeof cpus, &cpus) || sched_setaffinity(0, sizeof cpus, &cpus));
+    errno = 0;
+    WORKS(21, setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0)));
+    WORKS(22, fcntl(fds[1], F_GETOWN) == -1);
+    WORKS(23, (int)syscall(SYS_tkill, (int)syscall(SYS_gettid), 0));
+    /* a terminal's O_ASYNC would make its foreground group (the
+     * grader's) the owner; a pipe stands for it here */
+    FAILS_WITH(24, EPERM, fcntl(fds[0], F_SETFL, O_ASYNC));
+    WORKS(25, fcntl(fds[0], F_SETFL, O_NONBLOCK));
+    /* an id above this process's own: another grader's child, on a
+     * shared machine (here none: ESRCH without the filter) */
+    FAILS_WITH(26, EPERM, syscall(SYS_tkill, getpid() + 1000000, 0));
+    FAILS_WITH(27, EPERM, prlimit(getpid() + 1000000, RLIMIT_NOFILE, NULL, &lim));
+    /* sockets, in every filter (this one guards no results file, as on
+     * aarch64): the network and UNIX sockets fail, netlink stays */
+    int sock;
+    FAILS_WITH(28, EACCES, sock = socket(AF_INET, SOCK_STREAM, 0));
+    if (sock >= 0)
+        close(sock);
+    int pair[2] = {-1, -1};
+    FAILS_WITH(29, EACCES, sock = socket(AF_UNIX, SOCK_DGRAM, 0));
+    if (sock >= 0)
+        close(sock);
+    FAILS_WITH(29, EACCES, socketpair(AF_UNIX, SOCK_STREAM, 0, pair));
+    if (pair[0] >= 0) {
+        close(pair[0]);
+        close(pair[1]);
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    int rc = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? *bits : -(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-    munmap(bits, 4096);
+    sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0 /* NETLINK_ROUTE */);
+    WORKS(30, sock < 0);
+    if (sock >= 0)
+        close(sock);
+#undef WORKS
     return rc;
 }
 
-/* After process ids wrap around, the grader can have a larger id than its
- * child, so "from the child's own pid on" would let it be named: here the
- * spec's own pid is set to 2 to stand for that. The child's elders (the
- * test runner here, and what started it, and one added that is gone) are
- * refused by id anyway; without them in the spec (the control) the call on
- * the one that is gone reaches the kernel. 0, or which bits went wrong. */
-static int wrapped_around(int with_elders)
+static int ways_around(int filter)
 {
-    const pid_t gone = 4000000; /* an elder that no longer runs: the kernel says ESRCH */
+    return bits_of_child(ways_around_body, filter);
+}
+
+/* After process ids wrap around, the grader can have a larger id than its
+ * child: here the spec's own pid is set to 2 to stand for that, and one of
+ * its elders is a process that is gone. The calls that name a process by id
+ * still reach only the child's own threads: the elders, and every id above
+ * the child's, fail with EPERM (the kernel would say ESRCH for the one that
+ * is gone); the child's own pid, not 2, is among its threads and works. 0,
+ * or which bits went wrong. */
+static int wrapped_around(void)
+{
+    const pid_t gone = 4000000;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -1122,7 +1213,8 @@ static int wrapped_around(int with_elders)
         char err[200];
         if (sandbox_prepare(&sb) != 0)
             _exit(100);
-        if (sb.n_elders < 1 || sb.elders[0] != getppid())
+        if (sb.n_elders < 1 || sb.elders[0] != getppid() || sb.n_threads != 1 ||
+            sb.threads[0] != getpid())
             _exit(101);
         /* a deep process tree (a CI runner, a batch job) can fill every
          * place; the one that is gone then takes the farthest elder's */
@@ -1130,8 +1222,6 @@ static int wrapped_around(int with_elders)
             sb.n_elders--;
         sb.self = 2;
         sb.elders[sb.n_elders++] = gone;
-        if (!with_elders)
-            sb.n_elders = 0;
         if (sandbox_install(&sb, NULL, err, sizeof err) != 0)
             _exit(102);
         int rc = 0;
@@ -1142,6 +1232,12 @@ static int wrapped_around(int with_elders)
         errno = 0;
         if (!(syscall(SYS_move_pages, getppid(), 0, NULL, NULL, NULL, 0) == -1 && errno == EPERM))
             rc |= 2;
+        errno = 0;
+        if (!(syscall(SYS_move_pages, getpid() + 1000000, 0, NULL, NULL, NULL, 0) == -1 &&
+              errno == EPERM))
+            rc |= 4;
+        if (syscall(SYS_move_pages, getpid(), 0, NULL, NULL, NULL, 0) != 0)
+            rc |= 8;
         _exit(rc);
     }
     int st = 0;
@@ -1149,16 +1245,121 @@ static int wrapped_around(int with_elders)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-START_TEST(elders_are_refused_after_ids_wrap_around)
+START_TEST(other_processes_are_refused_after_ids_wrap_around)
 {
-    int rc = wrapped_around(1);
-    ck_assert_msg(rc == 0, "with the elders: %d (100+: setup; 1, 2: move_pages allowed)", rc);
-    /* The control: without the elders, the filter lets move_pages reach the
-     * kernel, which does not find the one that is gone. (On the parent the
-     * kernel may refuse it anyway: a root child has given up its
-     * capabilities, and then may not touch the grader's memory.) */
-    rc = wrapped_around(0);
-    ck_assert_msg(rc < 100 && (rc & 1), "the control, without them: %d", rc);
+    int rc = wrapped_around();
+    ck_assert_msg(rc == 0, "%d (100+: setup; 1, 2, 4: move_pages allowed on another process; "
+                  "8: refused on the child itself)", rc);
+}
+END_TEST
+
+/* A thread that waits until told to end; its id, once known, in *tid. */
+typedef struct waiter {
+    pthread_t t;
+    volatile pid_t tid;
+    int fds[2];
+} waiter;
+
+static void *wait_for_end(void *arg)
+{
+    waiter *w = arg;
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    /* a thread started after the filter names itself with 0 */
+    int self_ok = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+                  sched_setaffinity(0, sizeof cpus, &cpus) == 0;
+    w->tid = self_ok ? (pid_t)syscall(SYS_gettid) : -1;
+    char c;
+    (void)!read(w->fds[0], &c, 1);
+    return NULL;
+}
+
+static int start_waiter(waiter *w)
+{
+    w->tid = 0;
+    if (pipe(w->fds) != 0 || pthread_create(&w->t, NULL, wait_for_end, w) != 0)
+        return -1;
+    while (w->tid == 0)
+        sched_yield();
+    return w->tid > 0 ? 0 : -1;
+}
+
+static void end_waiter(waiter *w)
+{
+    close(w->fds[1]);
+    pthread_join(w->t, NULL);
+    close(w->fds[0]);
+}
+
+/* The calls on a process's scheduling and memory placement name only the
+ * child's own threads, those it had when the filter was made (CUDA's, in a
+ * grading child): not a process started after it (another student's test
+ * process, beside it on a shared machine), nor a thread it starts later,
+ * which may name itself with 0. Under the filter or not (the control); the
+ * bits of what went otherwise than under the filter. */
+static int own_threads_only_body(int filter)
+{
+    /* as a grading child: run as root, the capabilities go before any
+     * thread starts (else the kernel would not let this thread change
+     * one that kept them) */
+    sandbox_drop_capabilities();
+    waiter before, after;
+    if (start_waiter(&before) != 0)
+        _exit(100);
+    /* a newer process: it ends when this one does (its pipe closes) */
+    int hold[2];
+    if (pipe(hold) != 0)
+        _exit(101);
+    pid_t newer = fork();
+    if (newer == 0) {
+        char c;
+        close(hold[1]);
+        close(before.fds[1]); /* else the thread above never sees its end */
+        (void)!read(hold[0], &c, 1);
+        _exit(0);
+    }
+    close(hold[0]);
+    sandbox_spec sb;
+    char err[200];
+    if (newer < 0 || sandbox_prepare(&sb) != 0 || sb.n_threads != 2)
+        _exit(102);
+    if (filter && sandbox_install(&sb, NULL, err, sizeof err) != 0)
+        _exit(103);
+    if (start_waiter(&after) != 0)
+        _exit(104);
+    int rc = 0;
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    sched_getaffinity(0, sizeof cpus, &cpus);
+    if (sched_setaffinity(before.tid, sizeof cpus, &cpus) != 0)
+        rc |= 1; /* a thread it had: allowed */
+    FAILS_WITH(1, EPERM, sched_setaffinity(after.tid, sizeof cpus, &cpus));
+    FAILS_WITH(2, EPERM, sched_setaffinity(newer, sizeof cpus, &cpus));
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t)newer);
+    FAILS_WITH(3, EPERM, setpriority(PRIO_PROCESS, (id_t)newer, nice));
+    FAILS_WITH(4, EPERM, syscall(SYS_move_pages, newer, 0, NULL, NULL, NULL, 0));
+    struct sched_param param = {0};
+    FAILS_WITH(5, EPERM, sched_setscheduler(newer, SCHED_OTHER, &param));
+    if (setpriority(PRIO_PROCESS, (id_t)before.tid, getpriority(PRIO_PROCESS, 0)) != 0)
+        rc |= 1 << 6;
+    end_waiter(&before);
+    end_waiter(&after);
+    return rc;
+}
+
+static int own_threads_only(int filter)
+{
+    return bits_of_child(own_threads_only_body, filter);
+}
+
+START_TEST(names_only_its_own_threads)
+{
+    int rc = own_threads_only(1);
+    ck_assert_msg(rc == 0, "wrong outcomes, one bit per call in own_threads_only: 0x%x", rc);
+    /* The control: without the filter each of those calls works. */
+    rc = own_threads_only(0);
+    ck_assert_msg(rc == 0x3e, "without the filter: 0x%x", rc);
 }
 END_TEST
 
@@ -1181,6 +1382,112 @@ START_TEST(closes_ways_around_the_rules)
 }
 END_TEST
 
+/* More ways around, under the bare filter or none (the control): Linux AIO
+ * (its writes name their descriptor in memory), netlink protocols other
+ * than route (a channel to other local processes, the machine's fork and
+ * exit events), a terminal's input and lines, profiling another process.
+ * One bit per call that went otherwise than under the filter. */
+static int more_ways_around(int filter)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* another process with the same credentials (root's given up
+         * first, as in a grading child); it ends when this one does */
+        sandbox_drop_capabilities();
+        pid_t other = fork();
+        if (other == 0) {
+            char c;
+            close(fds[1]);
+            (void)!read(fds[0], &c, 1);
+            _exit(0);
+        }
+        close(fds[0]);
+        sandbox_spec sb;
+        char err[200];
+        if (other < 0 || sandbox_prepare(&sb) != 0)
+            _exit(100);
+        if (filter && sandbox_install(&sb, NULL, err, sizeof err) != 0)
+            _exit(101);
+        int rc = 0;
+        unsigned long ctx = 0;
+        FAILS_WITH(0, ENOSYS, syscall(SYS_io_setup, 1, &ctx));
+        if (ctx)
+            syscall(SYS_io_destroy, ctx);
+        FAILS_WITH(1, ENOSYS, syscall(SYS_io_submit, 0, 0, NULL));
+        int sock;
+        FAILS_WITH(2, EACCES, sock = socket(AF_NETLINK, SOCK_RAW, 2 /* NETLINK_USERSOCK */));
+        if (sock >= 0)
+            close(sock);
+        FAILS_WITH(3, EACCES, sock = socket(AF_NETLINK, SOCK_DGRAM, 11 /* NETLINK_CONNECTOR */));
+        if (sock >= 0)
+            close(sock);
+        FAILS_WITH(4, EPERM, ioctl(fds[1], 0x540B /* TCFLSH */, 0 /* TCIFLUSH */));
+        FAILS_WITH(5, EPERM, ioctl(fds[1], 0x5409 /* TCSBRK */, 1));
+        /* a software clock on another process of the same user and
+         * credentials (without the filter the kernel lets it be counted
+         * where perf_event_paranoid is 2 or less) */
+        struct perf_event_attr attr;
+        memset(&attr, 0, sizeof attr);
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.size = sizeof attr;
+        attr.config = PERF_COUNT_SW_TASK_CLOCK;
+        attr.exclude_kernel = 1;
+        attr.exclude_hv = 1;
+        int counter;
+        FAILS_WITH(6, EACCES, counter = (int)syscall(SYS_perf_event_open, &attr, other, -1, -1, 0));
+        if (counter >= 0)
+            close(counter);
+        /* and what stays: netlink's route protocol, MADV_REMOVE on memory
+         * of the child's own */
+        sock = socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */);
+        if (sock < 0)
+            rc |= 1 << 7;
+        else
+            close(sock);
+        char *own = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (own == MAP_FAILED || madvise(own, 4096, MADV_REMOVE) != 0)
+            rc |= 1 << 8;
+        _exit(rc);
+    }
+    close(fds[0]);
+    close(fds[1]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* perf_event_paranoid, or 3 where it cannot be read. */
+static int perf_paranoid(void)
+{
+    int level = 3;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) {
+        if (fscanf(f, "%d", &level) != 1)
+            level = 3;
+        fclose(f);
+    }
+    return level;
+}
+
+START_TEST(closes_more_ways_around)
+{
+    int rc = more_ways_around(1);
+    ck_assert_msg(rc == 0, "wrong outcomes, one bit per call in more_ways_around: 0x%x", rc);
+    /* The control: each call is made, or fails otherwise (ENOTTY on a pipe;
+     * the perf attribute's EINVAL or the machine's paranoid EACCES) */
+    rc = more_ways_around(0);
+    ck_assert_msg(rc >= 0 && (rc & 0x3f) == 0x3f && (rc & 0x180) == 0, "without the filter: 0x%x",
+                  rc);
+    /* where the kernel lets a process count another's user time */
+    if (perf_paranoid() <= 2)
+        ck_assert_msg(rc & 0x40, "without the filter, the counter was refused: 0x%x", rc);
+}
+END_TEST
+
 START_TEST(filter_fits)
 {
     static struct sock_filter prog[BPF_MAXINSNS];
@@ -1197,6 +1504,8 @@ START_TEST(filter_fits)
     s.refuse_truncating_open = 1; /* every rule at once */
     for (s.n_elders = 0; s.n_elders < SANDBOX_MAX_ELDERS; s.n_elders++)
         s.elders[s.n_elders] = 1000 + s.n_elders;
+    for (s.n_threads = 0; s.n_threads < SANDBOX_MAX_THREADS; s.n_threads++)
+        s.threads[s.n_threads] = 2000 + s.n_threads;
     int n = sandbox_build(&s, prog, BPF_MAXINSNS);
     ck_assert_int_gt(n, 40);
     ck_assert_int_le(n, BPF_MAXINSNS);
@@ -1423,6 +1732,13 @@ static unsigned ll_try_everything(int abi, int before_fd)
     if (pthread_create(&t, NULL, ll_thread_names_itself, &named) != 0 ||
         pthread_join(t, NULL) != 0 || !named)
         bad |= 1u << 16;
+    /* nor the rest of its own /proc folder: run as root, the child could
+     * set the nice value of the grader's whole session there */
+    fd = open("/proc/self/autogroup", O_WRONLY);
+    if (fd >= 0)
+        close(fd);
+    if (fd >= 0 || (errno != EACCES && errno != ENOENT))
+        bad |= 1u << 20;
     /* but only its own: not the parent's files in /proc */
     char parent[64];
     snprintf(parent, sizeof parent, "/proc/%ld/comm", (long)getppid());
@@ -1524,8 +1840,11 @@ Suite *make_sandbox_suite(void)
     tcase_add_test(tc, children_cannot_change_files);
     tcase_add_test(tc, refuses_truncating_opens);
     tcase_add_test(tc, closes_ways_around_the_rules);
-    tcase_add_test(tc, elders_are_refused_after_ids_wrap_around);
+    tcase_add_test(tc, closes_more_ways_around);
+    tcase_add_test(tc, other_processes_are_refused_after_ids_wrap_around);
+    tcase_add_test(tc, names_only_its_own_threads);
     tcase_add_test(tc, root_child_gives_up_its_capabilities);
+    tcase_add_test(tc, root_threads_give_up_capabilities);
     suite_add_tcase(s, tc);
     return s;
 }
