@@ -4,6 +4,7 @@
 #include "proc.h"
 #include "runner.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -273,6 +274,45 @@ int runner_sandbox_child(test_record *rec, char *err, size_t errn)
     return sandbox_install(&sb, on_rejected, err, errn);
 }
 
+/* Check's channel to its parent: a file it made and unlinked (check_msg.c),
+ * which the test's child writes its messages into and the parent reads when
+ * the child has ended. A library that wrote bytes of its own there made the
+ * grading parent stop with "Bad message type" (exit 2) or crash, so that no
+ * result was written at all (a review, 2026-12-03). Verdicts come from the
+ * results page, so from here on every unlinked file the child holds (Check's
+ * is the only one; memory files, the results file and the course's library
+ * copies among them, are not unlinked files) points at /dev/null: what
+ * Check writes later (its failure text, a test's duration) is lost, the
+ * exit status it reads is not. */
+static void mute_unlinked_files(void)
+{
+    int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    DIR *d = opendir("/proc/self/fd");
+    if (null_fd < 0 || !d) {
+        if (null_fd >= 0)
+            close(null_fd);
+        if (d)
+            closedir(d);
+        return;
+    }
+    static const char gone[] = " (deleted)";
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        int fd = atoi(e->d_name);
+        char path[64], link[512];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = fd > 2 && fd != null_fd && fd != dirfd(d) ? readlink(path, link, sizeof link - 1)
+                                                              : -1;
+        if (n <= (ssize_t)(sizeof gone - 1))
+            continue;
+        link[n] = '\0';
+        if (link[0] == '/' && strncmp(link, "/memfd:", 7) != 0 &&
+            strcmp(link + n - (sizeof gone - 1), gone) == 0)
+            dup2(null_fd, fd); /* keeps the number, and its close-on-exec flag is cleared */
+    }
+    closedir(d);
+    close(null_fd);
+}
+
 /* The seccomp filter, before the lab library is loaded. A kernel that
  * refuses it costs a warning (in the stage's output), not the test. */
 static void child_sandbox(grade_run *run, test_record *rec)
@@ -387,6 +427,7 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
             finish(rec, V_SETUP_ERROR, "%s", why);
         given_image = dlsym(env->given, run->spec->stages[lab_first_given(run->spec)].symbol);
     }
+    mute_unlinked_files();
     child_sandbox(run, rec);
     library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
     env->lib = dlopen(run->load[0] ? run->load : run->lib, RTLD_NOW | RTLD_LOCAL);

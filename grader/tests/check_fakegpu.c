@@ -8,6 +8,7 @@
  * grade-small, the same grader with labs that time a small size
  * (grader/tests/fakegpu/small_labs.c; GRADE_SMALL names another build). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,37 @@ START_TEST(children_cannot_change_the_course_files)
 }
 END_TEST
 
+/* A library that goes for what lies around the grading child: Check's
+ * channel to the grading parent (bytes of its own there made the parent stop
+ * before it wrote any result), a descriptor the grader's invoker left open
+ * (Landlock does not cover it), and the terminal or CI log that shows its
+ * output (escape sequences, a GitHub Actions command, a scoreboard). It gets
+ * its marks, the file stays empty, and its output is shown as inert text. */
+START_TEST(a_hostile_library_reaches_nothing_around_it)
+{
+    SKIP_UNLESS_READY();
+    char path[700];
+    snprintf(path, sizeof path, "%s/root/inherited-%ld", libdir, (long)getpid());
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(dup2(fd, 200), 200); /* no close-on-exec: the grader inherits it */
+    close(fd);
+    int rc = fake_grade("lab1", "hostile", "--quick", NULL, NULL, NULL);
+    close(200);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    unlink(path);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("Score: 50/50");
+    ck_assert_msg(sb.st_size == 0, "the library wrote %ld bytes through an inherited descriptor",
+                  (long)sb.st_size);
+    HAS("      | \\x1b[2J\\x1b[8m## [set-output name=result;]forged\\x0dScore: 999/999");
+    ck_assert_msg(strchr(out, '\033') == NULL && strchr(out, '\r') == NULL &&
+                      strstr(out, "##[") == NULL,
+                  "raw control bytes or a runner command in:\n%s", out);
+}
+END_TEST
+
 /* A driver that cannot start under the rules on files (it must write a file
  * they forbid): the run grades without them and says so in its header,
  * rather than failing every test with SETUP ERROR. */
@@ -615,6 +647,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
     tcase_add_test(tc, given_stages_from_the_course_copy);
     tcase_add_test(tc, children_cannot_change_the_course_files);
+    tcase_add_test(tc, a_hostile_library_reaches_nothing_around_it);
     tcase_add_test(tc, a_driver_that_must_write_files_still_grades);
     tcase_add_test(tc, a_driver_that_needs_dev_shm_keeps_the_rest);
     suite_add_tcase(s, tc);

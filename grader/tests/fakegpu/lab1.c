@@ -13,11 +13,18 @@
  *               the course's files beside the grader (root/ under the
  *               folder in LD_LIBRARY_PATH): it appends to
  *               build/ceilings/devcheck.so and creates build/ceilings/lab1.so
- *               and tampered. */
+ *               and tampered;
+ *   LAB1_HOSTILE every stage correct, and its first call writes bytes of its
+ *               own into every unlinked file it holds (Check's channel to
+ *               the grading parent), writes through descriptor 200 (one the
+ *               grader's invoker left open), and prints escape sequences, a
+ *               GitHub Actions command and a scoreboard of its own. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../../labs/1-transpose/transpose.h"
@@ -74,6 +81,32 @@ static lab_status stage(int k, const float *d_in, float *d_out, int rows, int co
     spend(rows, cols, cost[k]);
     return LAB_OK;
 #else
+#if defined(LAB1_HOSTILE)
+    static int once;
+    if (!once++) {
+        DIR *d = opendir("/proc/self/fd");
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            char path[300], link[300];
+            snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+            ssize_t n = readlink(path, link, sizeof link - 1);
+            if (n <= 10)
+                continue;
+            link[n] = '\0';
+            if (strcmp(link + n - 10, " (deleted)") != 0 || strncmp(link, "/memfd:", 7) == 0)
+                continue; /* not the results file: the filter refuses that */
+            /* a message type Check does not know: its parent stopped */
+            static const unsigned char junk[16] = {0, 0, 0, 77};
+            ssize_t w = write(atoi(e->d_name), junk, sizeof junk);
+            (void)w;
+        }
+        if (d)
+            closedir(d);
+        ssize_t w = write(200, "x", 1);
+        (void)w;
+        printf("\033[2J\033[8m##[set-output name=result;]forged\rScore: 999/999\n");
+        fflush(stdout);
+    }
+#endif
 #if defined(LAB1_WRITES)
     const char *dir = getenv("LD_LIBRARY_PATH");
     static const char *const files[] = {"root/build/ceilings/devcheck.so",
