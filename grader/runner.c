@@ -279,11 +279,12 @@ int runner_sandbox_child(test_record *rec, char *err, size_t errn)
  * the child has ended. A library that wrote bytes of its own there made the
  * grading parent stop with "Bad message type" (exit 2) or crash, so that no
  * result was written at all (a review, 2026-12-03). Verdicts come from the
- * results page, so from here on every unlinked file the child holds (Check's
- * is the only one; memory files, the results file and the course's library
- * copies among them, are not unlinked files) points at /dev/null: what
- * Check writes later (its failure text, a test's duration) is lost, the
- * exit status it reads is not. */
+ * results page, so from the start of the test on (Check has written what
+ * it writes before the test's function runs), every unlinked file the child
+ * holds points at /dev/null: Check's is the only one; memory files, the
+ * results file and the course's library copies among them, are not unlinked
+ * files, and CUDA has not started. What Check writes later (its failure
+ * text, a test's duration) is lost, the exit status it reads is not. */
 static void mute_unlinked_files(void)
 {
     int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -366,6 +367,7 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
 {
     for (int i = 0; i < n_parent_fds; i++)
         close(parent_fds[i]);
+    mute_unlinked_files(); /* before CUDA, whose own files stay as they are */
     tm_start(TM_STARTUP);
     results_enter_child(); /* read-only for good; the grader writes through results_close */
     test_record *rec = results_own(shared);
@@ -427,7 +429,6 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
             finish(rec, V_SETUP_ERROR, "%s", why);
         given_image = dlsym(env->given, run->spec->stages[lab_first_given(run->spec)].symbol);
     }
-    mute_unlinked_files();
     child_sandbox(run, rec);
     library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
     env->lib = dlopen(run->load[0] ? run->load : run->lib, RTLD_NOW | RTLD_LOCAL);
