@@ -191,8 +191,8 @@ void decide_after_check(test_record *t, int ck_rtype, const char *ck_msg, double
     const int ck_failed = ck_rtype != CK_PASS;
     t->graded = 1;
     /* The grader's own failing verdict is a failure, as Check counts them,
-     * though Check saw no message of it (the channel is muted once the
-     * library is loaded, runner.c) and called the exit an error. */
+     * though Check saw no message of it (the child mutes the channel when
+     * its test starts, runner.c) and called the exit an error. */
     if (t->state == STATE_FINISHED && t->v != V_PASS && ck_rtype == CK_ERROR)
         ck_rtype = CK_FAILURE;
     t->check_result = ck_rtype;
