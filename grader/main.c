@@ -1352,7 +1352,21 @@ static int grade_main(session *g, int argc, char **argv)
  * test harness's) would reach every grading child, and Landlock does not
  * cover a file opened before its rules: a library could write through them
  * (a review, 2026-12-03). The grader needs none of them: it starts with 0, 1
- * and 2 only. */
+ * and 2 only. Not under a CUDA tool, whose library in this process and in
+ * the grading children talks to the tool through descriptors it inherited
+ * (on the H200, compute-sanitizer's runs all failed without them): the run
+ * that --sanitize starts (--under-sanitizer), make profile's
+ * (--profile-once), or any run with a CUDA injection library set; there the
+ * seccomp filter and the rules on files are off as well. */
+static int under_a_cuda_tool(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--under-sanitizer") == 0 || strcmp(argv[i], "--profile-once") == 0)
+            return 1;
+    const char *injection = getenv("CUDA_INJECTION64_PATH");
+    return injection && *injection;
+}
+
 static void close_inherited(void)
 {
 #ifdef SYS_close_range
@@ -1367,7 +1381,8 @@ static void close_inherited(void)
 int main(int argc, char **argv)
 {
     static session g; /* large: not on the stack */
-    close_inherited();
+    if (!under_a_cuda_tool(argc, argv))
+        close_inherited();
     snprintf(g.fb.autolab_zeros, sizeof g.fb.autolab_zeros, "{\"scores\": {}}");
     int rc = grade_main(&g, argc, argv);
     const fallback *fb = &g.fb;

@@ -367,7 +367,8 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
 {
     for (int i = 0; i < n_parent_fds; i++)
         close(parent_fds[i]);
-    mute_unlinked_files(); /* before CUDA, whose own files stay as they are */
+    if (run->sandbox) /* not under compute-sanitizer, whose files these may be */
+        mute_unlinked_files(); /* before CUDA, whose own files stay as they are */
     tm_start(TM_STARTUP);
     results_enter_child(); /* read-only for good; the grader writes through results_close */
     test_record *rec = results_own(shared);

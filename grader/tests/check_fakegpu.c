@@ -562,6 +562,44 @@ START_TEST(a_hostile_library_reaches_nothing_around_it)
 }
 END_TEST
 
+/* Under a CUDA tool (the run that --sanitize starts, make profile's, or one
+ * with an injection library set) the grader keeps the descriptors it was
+ * started with: the tool's library in the grading children talks to the
+ * tool through them (on the H200 every compute-sanitizer run failed when the
+ * grader closed them). A library that writes through one reaches it there,
+ * as the filter and the rules on files are off under a tool anyway. */
+static long written_through_200(const char *a1, const char *a2)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/root/kept-%ld", libdir, (long)getpid());
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(dup2(fd, 200), 200);
+    close(fd);
+    setenv("FAKEGPU_HOSTILE", "fd", 1);
+    int rc = fake_grade("lab1", "hostile", "--quick", "--stage", "1", a1 ? a1 : a2);
+    unsetenv("FAKEGPU_HOSTILE");
+    close(200);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    unlink(path);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    return (long)sb.st_size;
+}
+
+START_TEST(a_cuda_tool_keeps_its_descriptors)
+{
+    SKIP_UNLESS_READY();
+    ck_assert_int_eq(written_through_200("--under-sanitizer", NULL), 1);
+    setenv("CUDA_INJECTION64_PATH", "/nonexistent/injection.so", 1);
+    long kept = written_through_200(NULL, NULL);
+    unsetenv("CUDA_INJECTION64_PATH");
+    ck_assert_int_eq(kept, 1);
+    /* the control: without a tool, the descriptor is closed */
+    ck_assert_int_eq(written_through_200(NULL, NULL), 0);
+}
+END_TEST
+
 /* A driver that cannot start under the rules on files (it must write a file
  * they forbid): the run grades without them and says so in its header,
  * rather than failing every test with SETUP ERROR. */
@@ -648,6 +686,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, given_stages_from_the_course_copy);
     tcase_add_test(tc, children_cannot_change_the_course_files);
     tcase_add_test(tc, a_hostile_library_reaches_nothing_around_it);
+    tcase_add_test(tc, a_cuda_tool_keeps_its_descriptors);
     tcase_add_test(tc, a_driver_that_must_write_files_still_grades);
     tcase_add_test(tc, a_driver_that_needs_dev_shm_keeps_the_rest);
     suite_add_tcase(s, tc);

@@ -18,7 +18,8 @@
  *               own into every unlinked file it holds (Check's channel to
  *               the grading parent), writes through descriptor 200 (one the
  *               grader's invoker left open), and prints escape sequences, a
- *               GitHub Actions command and a scoreboard of its own. */
+ *               GitHub Actions command and a scoreboard of its own; with
+ *               FAKEGPU_HOSTILE=fd, it only writes through descriptor 200. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -83,7 +84,11 @@ static lab_status stage(int k, const float *d_in, float *d_out, int rows, int co
 #else
 #if defined(LAB1_HOSTILE)
     static int once;
-    if (!once++) {
+    const char *only = getenv("FAKEGPU_HOSTILE"); /* "fd": descriptor 200 alone */
+    if (!once++ && only && strcmp(only, "fd") == 0) {
+        ssize_t w = write(200, "x", 1);
+        (void)w;
+    } else if (once == 1) {
         DIR *d = opendir("/proc/self/fd");
         for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
             char path[300], link[300];
