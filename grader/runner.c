@@ -299,10 +299,11 @@ static void mute_unlinked_files(void)
     static const char gone[] = " (deleted)";
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         int fd = atoi(e->d_name);
+        if (fd <= 2 || fd == null_fd || fd == dirfd(d))
+            continue;
         char path[64], link[512];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        ssize_t n = fd > 2 && fd != null_fd && fd != dirfd(d) ? readlink(path, link, sizeof link - 1)
-                                                              : -1;
+        ssize_t n = readlink(path, link, sizeof link - 1);
         if (n <= (ssize_t)(sizeof gone - 1))
             continue;
         link[n] = '\0';

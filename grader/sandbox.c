@@ -3,8 +3,9 @@
  * Why each refusal is safe for a legitimate stage, for CUDA and for Check:
  * - mprotect/pkey_mprotect to writable or executable, mmap or mremap with
  *   MAP_FIXED/MREMAP_FIXED, mremap, munmap and madvise(MADV_REMOVE), over the
- *   grader's executable image or the results page. The loader protects the executable's RELRO
- *   part at start-up (before the filter); afterwards nothing changes those
+ *   grader's executable image or the results page. The loader protects the
+ *   executable's RELRO part at start-up (before the filter); afterwards
+ *   nothing changes those
  *   pages: dlopen relocates and protects only the objects it loads, and the
  *   CUDA driver maps its own memory (device files, pinned and mapped host
  *   memory, UVA reservations), never over another object's image. The
@@ -754,8 +755,9 @@ static void guard_machine(builder *b)
 
 /* Ways around the other rules, in every filter: io_uring, whose operations
  * (open with O_TRUNC, write, set extended attributes) never pass the filter,
- * Linux AIO (the same for writes) and userfaultfd fail with ENOSYS; open_by_handle_at, whose flags the
- * truncation rule would have to read too, with EPERM (it needs
+ * Linux AIO (the same for writes) and userfaultfd fail with ENOSYS;
+ * open_by_handle_at, whose flags the truncation rule would have to read too,
+ * with EPERM (it needs
  * CAP_DAC_READ_SEARCH: only a grader run as root could use it). So do the
  * System V objects, shared memory segments, semaphore sets and message
  * queues, and POSIX message queues (mq_open makes the queue even where
@@ -768,10 +770,10 @@ static void guard_machine(builder *b)
  * carries no descriptors, and changing anything needs a capability): other
  * netlink protocols reach other processes (NETLINK_USERSOCK is a channel to
  * any local process that listens) or watch the machine's (the connector's
- * fork and exit events). A UNIX socket could pass the results file's descriptor back to
- * the process under a number the filter does not know (SCM_RIGHTS), and a
- * network socket could send the graded inputs out, or fetch answers, from
- * wherever the machine can reach. CUDA connects to what it needs (an MPS
+ * fork and exit events). A UNIX socket could pass the results file's
+ * descriptor back to the process under a number the filter does not know
+ * (SCM_RIGHTS), and a network socket could send the graded inputs out, or
+ * fetch answers, from wherever the machine can reach. CUDA connects to what it needs (an MPS
  * server) when it starts, before the filter is installed. */
 static void guard_around(builder *b)
 {
@@ -1255,7 +1257,8 @@ static void on_sigsys(int sig, siginfo_t *si, void *context)
  * that what root may do beyond its own files, such as opening the results
  * file again (it has mode 0), configuring the network, raising limits or the
  * drivers' administrative calls, fails as for an ordinary user. Files owned
- * by root stay root's: its /proc/self/mem (instructors.md says so). For an
+ * by root stay root's: its threads' /proc/self/task/<tid>/mem, which the
+ * rules on files leave writable (instructors.md says so). For an
  * ordinary user there is nothing to drop. The capability sets as capset(2)
  * takes them (version 3: two words). They are the calling thread's alone,
  * and a thread starts with its creator's: the grading child calls this
