@@ -105,6 +105,12 @@ static const rule no_call[] = {
 #define NO_STREAM "launch on the stream you are given: work elsewhere escapes the timing"
 #define NO_TIMING "the grader does the timing"
 #define NO_L2 "L2 settings would change what the grader measures"
+/* cudaDeviceSetLimit also sets the persisting-L2 size; its other limits
+ * (printf's buffer, the stack) are big enough for the labs as they are. */
+#define NO_LIMIT                                                                                   \
+    "it sets the persisting-L2 size too, which would change what the grader measures; the "      \
+    "default printf buffer and stack are enough for the labs, so leave the limits as they "     \
+    "are"
 const rule policy_stream_stage_rules[] = {
     {"cudaMalloc*", NO_ALLOC, NULL},
     {"cudaHostAlloc", NO_ALLOC, NULL},
@@ -123,7 +129,7 @@ const rule policy_stream_stage_rules[] = {
     {"cudaEventRecord*", NO_TIMING, NULL},
     {"cudaEventElapsedTime*", NO_TIMING, NULL},
     {"cudaStreamSetAttribute", NO_L2, NULL},
-    {"cudaDeviceSetLimit", NO_L2, NULL},
+    {"cudaDeviceSetLimit", NO_LIMIT, NULL},
     {"cudaCtxResetPersistingL2Cache", NO_L2, NULL},
     {NULL, NULL, NULL},
 };
@@ -139,7 +145,7 @@ const rule policy_host_stage_rules[] = {
     {"cudaMallocManaged", NO_HOST_ALLOC, NULL},
     {"cudaEventElapsedTime*", NO_TIMING, NULL},
     {"cudaStreamSetAttribute", NO_L2, NULL},
-    {"cudaDeviceSetLimit", NO_L2, NULL},
+    {"cudaDeviceSetLimit", NO_LIMIT, NULL},
     {"cudaCtxResetPersistingL2Cache", NO_L2, NULL},
     {NULL, NULL, NULL},
 };
@@ -195,6 +201,11 @@ static void note_borrowed(scan *s, const char *name)
     if (!lib)
         return;
     int kernel = rank_of(shown);
+    /* EmptyKernel does no work, and <cub/cub.cuh> compiles it in even when
+     * only a block- or warp-level primitive is used in a kernel of one's own,
+     * which the labs allow. A device-wide algorithm brings kernels of rank 2. */
+    if (kernel == 1)
+        return;
     if (s->borrowed_lib && kernel <= s->borrowed_kernel)
         return;
     s->borrowed_lib = lib;
@@ -267,14 +278,23 @@ int policy_check(const char *lib, const policy_rule *lab_rules, char *why, size_
     }
     if (s.borrowed_lib) { /* the most telling reason, before a call it makes (NVTX's dlsym) */
         int cub = strcmp(s.borrowed_lib, "CUB") == 0 || strcmp(s.borrowed_lib, "Thrust") == 0;
+        /* Known by its name's shape alone (detail::...::Device...Kernel, how
+         * CUB's kernels look with its namespace renamed): it may be the
+         * student's own. */
+        int by_shape = cub && strncmp(s.borrowed, "cub::", 5) != 0 &&
+                       strncmp(s.borrowed, "thrust::", 8) != 0 && strstr(s.borrowed, "::cub::") == NULL;
         snprintf(why, n,
                  "it holds %s, %s from %s's headers (%s): the lab asks for kernels of your own, "
-                 "not a library's.",
+                 "not a library's.%s",
                  s.borrowed, s.borrowed_kernel ? "a kernel compiled in" : "code compiled in",
                  s.borrowed_lib,
                  cub ? "cub::DeviceReduce, DeviceScan, DeviceSelect and Thrust's algorithms "
                        "launch such kernels"
-                     : "CUTLASS's and CuTe's GEMM and convolution templates launch such kernels");
+                     : "CUTLASS's and CuTe's GEMM and convolution templates launch such kernels",
+                 by_shape ? " It is named the way CUB names its device-wide kernels "
+                            "(detail::...::Device...Kernel); if the kernel is your own, give it "
+                            "another name or take it out of the namespace called detail."
+                          : "");
         return 1;
     }
     if (s.rejected)

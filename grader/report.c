@@ -382,7 +382,7 @@ static void json_num(FILE *f, const char *key, double v, int comma)
 
 static void json_test(FILE *f, const lab_spec *spec, int s, int k, const test_record *t)
 {
-    char esc[2 * VERDICT_MSG];
+    char esc[2 * (VERDICT_MSG > sizeof t->kernels ? VERDICT_MSG : sizeof t->kernels)];
     fprintf(f, "{\"verdict\": \"%s\", \"message\": \"%s\", \"points\": %d, \"max_points\": %d",
             verdict_name(t->v), report_json_escape(t->msg, esc, sizeof esc),
             results_points(spec, s, k, t), results_test_max(spec, s, k, t));

@@ -48,7 +48,7 @@ typedef struct test_record {
     /* The kernels the stage's own calls launched (correctness tests, and
      * the stage's timed calls in speed tests), comma-separated mangled names
      * (the launch trace), for the technique check and sass_refuse. */
-    char kernels[480];
+    char kernels[1536]; /* 18 names of 84 characters, as lab 7's templates make */
     /* 1 when kernels misses some: a kernel the trace could not name, more
      * kernels than it keeps, or names longer than the list holds. */
     int kernels_partial;

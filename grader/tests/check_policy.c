@@ -22,6 +22,8 @@
 #include "tests.h"
 
 #define LEGIT "build/tests/policy/legit.so"
+#define CUB_UMBRELLA "build/tests/policy/cub_umbrella.so"
+#define DETAIL_NAMED "build/tests/policy/detail_named.so"
 #define RAW_SYSCALL "build/adversarial/transpose_raw_syscall.so"
 
 static const struct {
@@ -193,6 +195,53 @@ START_TEST(accepts_what_the_labs_teach)
 }
 END_TEST
 
+/* A function of the library whose name holds what arg points to: 1 when found. */
+typedef struct name_search {
+    const char *part;
+    int found;
+} name_search;
+
+static void find_part(const elf_symbol *e, void *arg)
+{
+    name_search *s = arg;
+    s->found |= e->defined && strstr(e->name, s->part) != NULL;
+}
+
+/* <cub/cub.cuh> for a block-level reduction in a kernel of one's own: the
+ * library holds CUB's EmptyKernel, which does no work, and is accepted. */
+START_TEST(accepts_cub_s_umbrella_header)
+{
+    char why[1024], err[256];
+    name_search empty = {"EmptyKernel", 0};
+    ck_assert_int_eq(elf_each_symbol(CUB_UMBRELLA, ELF_DYNSYM | ELF_SYMTAB, find_part, &empty, err,
+                                     sizeof err),
+                     0);
+    ck_assert_msg(empty.found, "the umbrella header no longer compiles in EmptyKernel: the test "
+                               "proves nothing");
+    name_search loader = {"dlsym", 0};
+    ck_assert_int_eq(elf_each_symbol(CUB_UMBRELLA, ELF_DYNSYM, find_part, &loader, err, sizeof err), 0);
+    ck_assert_msg(!loader.found, "NVTX's loader was compiled in (dlsym)");
+    ck_assert_msg(policy_check(CUB_UMBRELLA, policy_stream_stage_rules, why, sizeof why) == 0, "%s",
+                  why);
+}
+END_TEST
+
+/* A kernel of CUB's device-wide shape in a namespace called detail is
+ * refused, and the message says how to keep it if it is the student's. */
+START_TEST(names_the_way_out_for_a_cub_shaped_name)
+{
+    char why[1024];
+    ck_assert_int_eq(policy_check(DETAIL_NAMED, policy_stream_stage_rules, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "detail::DeviceSumKernel") && strstr(why, "give it another name"), "%s",
+                  why);
+    ck_assert_int_eq(policy_check("build/adversarial/reduce_cub_sum.so", policy_stream_stage_rules,
+                                  why, sizeof why),
+                     1);
+    ck_assert_msg(strstr(why, "cub::detail::reduce::") && !strstr(why, "give it another name"), "%s",
+                  why);
+}
+END_TEST
+
 /* CUDA 13 makes every kernel stub local: only .symtab names it. */
 static void find_name(const elf_symbol *e, void *arg)
 {
@@ -307,6 +356,8 @@ Suite *make_policy_suite(void)
     tcase_add_test(tc, refuses_back_doors);
     tcase_add_test(tc, references_pass);
     tcase_add_test(tc, accepts_what_the_labs_teach);
+    tcase_add_test(tc, accepts_cub_s_umbrella_header);
+    tcase_add_test(tc, names_the_way_out_for_a_cub_shaped_name);
     tcase_add_test(tc, reads_the_full_symbol_table);
     tcase_add_test(tc, refuses_a_stripped_library);
     tcase_add_test(tc, reads_objdump_lines);

@@ -59,6 +59,28 @@ START_TEST(kernel_names_merge)
 }
 END_TEST
 
+/* A record lists the kernels of a stage written as templates with many
+ * parameters, as lab 7's TF32 stage may be: eight calls' worth of names of 84
+ * characters each, apart, fit without the list being cut (a cut list has every
+ * kernel of the library answer for the stage, BF16 ones included). */
+START_TEST(record_holds_long_template_names)
+{
+    test_record t;
+    memset(&t, 0, sizeof t);
+    for (int call = 0; call < 2; call++) {
+        char names[8 * 90] = "";
+        for (int k = 0; k < 8; k++) {
+            char one[90];
+            snprintf(one, sizeof one, "%s_Z20tf32_wgmma_ws_kernelILi128ELi256ELi32ELi4ELi2ELb%dELb%dEEvPKfS1_Pf%0*d",
+                     k ? "," : "", k & 1, call, 16, k);
+            strcat(names, one);
+        }
+        ck_assert_int_eq(results_merge_names(t.kernels, sizeof t.kernels, names), 0);
+    }
+    ck_assert_int_eq((int)strlen(t.kernels), 16 * 84 + 15);
+}
+END_TEST
+
 START_TEST(timeout_names_size_and_limit)
 {
     test_record t = running(PHASE_RUN, 3);
@@ -268,6 +290,7 @@ Suite *make_results_suite(void)
     TCase *tc = tcase_create("results");
     tcase_add_test(tc, timeout_names_size_and_limit);
     tcase_add_test(tc, kernel_names_merge);
+    tcase_add_test(tc, record_holds_long_template_names);
     tcase_add_test(tc, signal_is_named);
     tcase_add_test(tc, early_exit);
     tcase_add_test(tc, finished_record_stands);

@@ -10,7 +10,9 @@
  * expect-output: REJECTED: it holds cub::detail::
  * expect-output: a kernel compiled in from CUB's headers
  */
+#ifndef CCCL_DISABLE_NVTX /* make's lab flags define it already */
 #define CCCL_DISABLE_NVTX
+#endif
 #include <assert.h> /* the C library's declarations stay default: they are imported */
 #include <stdio.h>
 #include <stdlib.h>
