@@ -242,6 +242,54 @@ int decide_no_technique(test_record *t, int lab, const char *technique)
     return 1;
 }
 
+/* Stage b's own believable time at its timed size: its speed test's, else
+ * the time its correctness test reports; NULL when it has none. */
+static const test_record *own_time(const lab_results *res, int b)
+{
+    const test_record *perf = &res->t[b][TEST_PERF], *corr = &res->t[b][TEST_CORRECT];
+    if (perf->state == STATE_FINISHED && perf->timed && perf->median_ms > 0 &&
+        (perf->v == V_PASS || perf->v == V_SLOW))
+        return perf;
+    if (corr->state == STATE_FINISHED && corr->timed && corr->median_ms > 0 && corr->v == V_PASS)
+        return corr;
+    return NULL;
+}
+
+int decide_base_drift(const lab_spec *spec, lab_results *res)
+{
+    int demoted = 0;
+    for (int s = 0; s < spec->n_stages && s < LAB_MAX_STAGES; s++) {
+        test_record *rec = &res->t[s][TEST_PERF];
+        int b = rec->base;
+        if (rec->v != V_PASS || !rec->timed || b < 0 || b >= spec->n_stages || b == s ||
+            rec->base_ms <= 0 || rec->median_ms <= 0 ||
+            lab_timed_size(spec, b) != lab_timed_size(spec, s))
+            continue;
+        const test_record *own = own_time(res, b);
+        if (!own || rec->base_ms <= DECIDE_BASE_DRIFT * own->median_ms)
+            continue;
+        test_record again = *rec;
+        again.base_ms = own->median_ms;
+        again.speedup = own->median_ms / rec->median_ms;
+        char why[VERDICT_MSG];
+        if (decide_speed(spec, s, &again, why, sizeof why) == V_PASS)
+            continue;
+        results_open(); /* the grader's parent: the records stay writable for it */
+        rec->v = V_SLOW;
+        rec->speedup = again.speedup;
+        snprintf(rec->msg, sizeof rec->msg,
+                 "stage %d (%s), this test's base, took %.4g ms here but %.4g ms in its own "
+                 "test (%.2fx as long), so the speedup measured here cannot be believed. Against "
+                 "its own test's time this stage is %.2fx over it, and needs %.2fx. A stage that "
+                 "runs slower only when a later stage is compared with it gains nothing; if "
+                 "another program was using the GPU, grade again.",
+                 b, spec->stages[b].title, rec->base_ms, own->median_ms,
+                 rec->base_ms / own->median_ms, again.speedup, spec->stages[s].min_speedup);
+        demoted++;
+    }
+    return demoted;
+}
+
 void decide_summary(const lab_results *res, int n_labs, decide_tally *tally)
 {
     memset(tally, 0, sizeof *tally);

@@ -94,6 +94,20 @@ int decide_sanitizer_finding(test_record *t, int lab, int stage);
  * demoted; 1 if it was. */
 int decide_no_technique(test_record *t, int lab, const char *technique);
 
+/* How much longer a base stage may take as the base of a later stage's speed
+ * test than in its own test before that speedup is not believed. Measured on
+ * the H200 (the references, every lab): 0.996 to 1.007 for device-timed labs,
+ * up to 1.045 for lab 5's host-timed stages. */
+#define DECIDE_BASE_DRIFT 1.25
+
+/* A speed test's base that ran far slower there than in its own test (more
+ * than DECIDE_BASE_DRIFT): a stage can run slowly only while the next one is
+ * compared with it, and the paired speedup then says nothing. Each such pass
+ * is decided again on the base's own time (its speed test, else its timed
+ * correctness test, at the same size) and demoted to TOO SLOW when that
+ * speedup falls short. Returns the tests demoted. */
+int decide_base_drift(const lab_spec *spec, lab_results *res);
+
 /* The run's tests as Check counts them, from the final records: a test that
  * Check passed and a later check demoted is a failure here too. */
 typedef struct decide_tally {

@@ -1017,7 +1017,7 @@ static int check_lab_library(session *g, int i)
     }
     if (check_library(&g->fb, spec, lib, hint) != 0)
         return EXIT_FAILED;
-    char why[512];
+    char why[1024];
     int refused = policy_check(g->loads[i], spec->forbidden_calls, why, sizeof why);
     if (refused == POLICY_SETUP) {
         say(&g->fb, stdout, "grade: cannot check %s: %s.\nNothing was graded.\n", lib, why);
@@ -1261,6 +1261,7 @@ static int check_and_report(session *g, int i, int *got, int *max)
     char *techniques = NULL;
     double t0 = tm_now();
     runner_settle_faults(spec, res);
+    decide_base_drift(spec, res);
     sanitizer_check(spec, res, g->libs[i], sanitizer_mask(&g->lc, spec), o->seed);
     technique_check(spec, res, &g->sass[i], technique_mask(&g->lc, spec), &techniques);
     res->after_wall = tm_now() - t0;

@@ -121,6 +121,64 @@ START_TEST(speed_over_a_base)
 }
 END_TEST
 
+/* A speed test whose base ran far slower there than in the base's own test
+ * is decided again on the base's own time; within DECIDE_BASE_DRIFT, or
+ * with no own time to compare with, it stands. */
+static lab_results drift;
+
+static void drift_case(double own_ms, int own_timed, double base_ms, double median_ms)
+{
+    memset(&drift, 0, sizeof drift);
+    test_record *own = &drift.t[0][TEST_CORRECT];
+    own->state = STATE_FINISHED;
+    own->v = V_PASS;
+    own->timed = own_timed;
+    own->median_ms = own_ms;
+    test_record *r = &drift.t[1][TEST_PERF];
+    *r = measured(base_ms / median_ms, 50, 0);
+    r->state = STATE_FINISHED;
+    r->v = V_PASS;
+    r->timed = 1;
+    r->base_ms = base_ms;
+    r->median_ms = median_ms;
+    snprintf(r->msg, sizeof r->msg, "as measured");
+}
+
+START_TEST(base_slower_only_as_a_base)
+{
+    test_record *r = &drift.t[1][TEST_PERF];
+    drift_case(4.0, 1, 10.0, 3.0); /* 3.33x paired; 1.33x against the base's own 4 ms */
+    ck_assert_int_eq(decide_base_drift(&spec, &drift), 1);
+    ck_assert_int_eq(r->v, V_SLOW);
+    ck_assert_double_eq_tol(r->speedup, 4.0 / 3.0, 1e-9);
+    ck_assert_str_eq(r->msg,
+                     "stage 0 (copy), this test's base, took 10 ms here but 4 ms in its own test "
+                     "(2.50x as long), so the speedup measured here cannot be believed. Against "
+                     "its own test's time this stage is 1.33x over it, and needs 1.50x. A stage "
+                     "that runs slower only when a later stage is compared with it gains nothing; "
+                     "if another program was using the GPU, grade again.");
+    drift_case(4.0, 1, 6.0, 2.0); /* 1.5x drift, but 2.00x against the base's own time too */
+    ck_assert_int_eq(decide_base_drift(&spec, &drift), 0);
+    ck_assert_int_eq(r->v, V_PASS);
+    ck_assert_str_eq(r->msg, "as measured");
+    drift_case(4.0, 1, 4.0 * DECIDE_BASE_DRIFT, 3.0); /* noise up to the bound */
+    ck_assert_int_eq(decide_base_drift(&spec, &drift), 0);
+    ck_assert_int_eq(r->v, V_PASS);
+    drift_case(4.0, 0, 10.0, 3.0); /* the base has no time of its own */
+    ck_assert_int_eq(decide_base_drift(&spec, &drift), 0);
+    ck_assert_int_eq(r->v, V_PASS);
+    drift_case(4.0, 1, 10.0, 3.0);
+    drift.t[0][TEST_PERF] = drift.t[0][TEST_CORRECT]; /* its speed test's time comes first */
+    drift.t[0][TEST_PERF].median_ms = 9.0;
+    ck_assert_int_eq(decide_base_drift(&spec, &drift), 0);
+    ck_assert_int_eq(r->v, V_PASS);
+    drift_case(4.0, 1, 10.0, 3.0); /* only a pass is decided again */
+    r->v = V_SLOW;
+    ck_assert_int_eq(decide_base_drift(&spec, &drift), 0);
+    ck_assert_str_eq(r->msg, "as measured");
+}
+END_TEST
+
 START_TEST(speed_over_a_base_and_a_share_of_the_ceiling)
 {
     char msg[VERDICT_MSG];
@@ -355,6 +413,7 @@ Suite *make_decide_suite(void)
     tcase_add_test(tc, not_available_names_both_capabilities);
     tcase_add_test(tc, not_available_above_max_cc);
     tcase_add_test(tc, only_a_pass_is_demoted);
+    tcase_add_test(tc, base_slower_only_as_a_base);
     tcase_add_test(tc, summary_is_checks_line_from_the_records);
     tcase_add_test(tc, summary_of_all_passed_and_of_nothing);
     suite_add_tcase(s, tc);

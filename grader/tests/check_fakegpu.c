@@ -365,6 +365,17 @@ static const speed_case speed_cases[] = {
       "not timed: stage 3 is measured against stage 2 (naive, writes coalesced), which did not "
       "pass its correctness test. Fix stage 2 first.",
       "22%: Checks: 9, Failures: 7, Errors: 0", "Score: 10/80"}},
+    /* A base stage that runs slowly only while a later stage is compared
+     * with it: the speedups measured against it are decided again on its
+     * own test's time, where stages 4 and 5 (stage 3 again) gain nothing. */
+    {"lab1", "baseslow", 1,
+     {"- stage 4 (padded tile (no bank conflicts)), speed: TOO SLOW",
+      "stage 3 (shared-memory tile), this test's base, took",
+      "(2.00x as long), so the speedup measured here cannot be believed. Against its own "
+      "test's time this stage is 1.00x over it, and needs 1.40x.",
+      "- stage 5 (4x4 per thread, float4 access), speed: TOO SLOW",
+      "stage 4 (padded tile (no bank conflicts)), this test's base, took",
+      "this stage is 1.00x over it, and needs 1.10x", "Score: 60/80"}},
     /* Lab 2: every threshold met, stage 7 also by its share of the ceiling. */
     {"lab2", "good", 0,
      {"  7  many elements per thread, float4   yes                      0    83.3%  3.75x over "

@@ -19,7 +19,11 @@
  *               the grading parent), writes through descriptor 200 (one the
  *               grader's invoker left open), and prints escape sequences, a
  *               GitHub Actions command and a scoreboard of its own; with
- *               FAKEGPU_HOSTILE=fd, it only writes through descriptor 200. */
+ *               FAKEGPU_HOSTILE=fd, it only writes through descriptor 200;
+ *   LAB1_BASESLOW every stage correct; stages 4 and 5 are stage 3 again (3
+ *               copies each), and stages 3 and 4 cost twice as much once a
+ *               later stage has been called in the process: slow only as
+ *               the base of the next stage's speed test. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -80,6 +84,15 @@ static lab_status stage(int k, const float *d_in, float *d_out, int rows, int co
     if (k == 5)
         ((float *)d_in)[0] += 1.0f;
     spend(rows, cols, cost[k]);
+    return LAB_OK;
+#elif defined(LAB1_BASESLOW)
+    static int called[6];
+    called[k] = 1;
+    int later = 0;
+    for (int j = k + 1; j < 6; j++)
+        later |= called[j];
+    transpose(d_in, d_out, rows, cols);
+    spend(rows, cols, k >= 3 ? (k < 5 && later ? 6.0 : 3.0) : cost[k]);
     return LAB_OK;
 #else
 #if defined(LAB1_HOSTILE)
