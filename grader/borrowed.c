@@ -6,8 +6,13 @@
 #include "borrowed.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_PARTS 12
 
@@ -139,4 +144,90 @@ int borrowed_is_kernel_name(const char *shown)
     const char *last = strrchr(shown, ':');
     last = last ? last + 1 : shown;
     return strstr(last, "Kernel") != NULL || strstr(last, "kernel") != NULL;
+}
+
+/* ---- source paths ---- */
+
+#define MAX_COMPONENTS 64
+
+const char *borrowed_path(const char *path)
+{
+    const char *comp[MAX_COMPONENTS];
+    size_t len[MAX_COMPONENTS];
+    int nc = 0;
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        const char *start = p;
+        while (*p && *p != '/')
+            p++;
+        size_t l = (size_t)(p - start);
+        if (l == 0 || (l == 1 && start[0] == '.'))
+            continue;
+        if (l == 2 && start[0] == '.' && start[1] == '.') {
+            if (nc > 0)
+                nc--;
+            continue;
+        }
+        if (nc == MAX_COMPONENTS)
+            return NULL;
+        comp[nc] = start;
+        len[nc++] = l;
+    }
+#define IS(i, word) (len[i] == sizeof word - 1 && memcmp(comp[i], word, sizeof word - 1) == 0)
+    for (int i = 0; i < nc; i++) {
+        if (IS(i, "cutlass"))
+            return "CUTLASS";
+        if (IS(i, "cute"))
+            return "CuTe";
+        if (IS(i, "cub") && i + 1 < nc && (IS(i + 1, "agent") || IS(i + 1, "device")))
+            return "CUB";
+    }
+#undef IS
+    return NULL;
+}
+
+const char *borrowed_source(const char *lib, char *shown, size_t n, char *err, size_t errn)
+{
+    if (shown && n)
+        shown[0] = '\0';
+    if (err && errn)
+        err[0] = '\0';
+    int fd = open(lib, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size <= 0) {
+        snprintf(err, errn, "cannot read %s: %s", lib, fd < 0 ? strerror(errno) : "empty file");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    size_t size = (size_t)sb.st_size;
+    const unsigned char *b = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (b == MAP_FAILED) {
+        snprintf(err, errn, "cannot map %s: %s", lib, strerror(errno));
+        return NULL;
+    }
+    const char *found = NULL;
+    char path[4096];
+    /* Every run of printable bytes that holds a '/' and ends at a NUL: how
+     * the line tables store their directories and files. */
+    for (size_t i = 0; i < size && !found;) {
+        size_t j = i;
+        int slash = 0;
+        while (j < size && b[j] >= 0x20 && b[j] < 0x7f) {
+            slash |= b[j] == '/';
+            j++;
+        }
+        if (slash && j < size && b[j] == 0 && j - i < sizeof path) {
+            memcpy(path, b + i, j - i);
+            path[j - i] = '\0';
+            found = borrowed_path(path);
+            if (found && shown && n)
+                snprintf(shown, n, "%s", path);
+        }
+        i = j + 1;
+    }
+    munmap((void *)b, size);
+    return found;
 }

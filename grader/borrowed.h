@@ -25,4 +25,20 @@ const char *borrowed_library(const char *mangled, char *shown, size_t n);
  * contains "Kernel" or "kernel". */
 int borrowed_is_kernel_name(const char *shown);
 
+/* The library whose device-wide code a path names: "CUB" for CUB's agents
+ * and device-wide algorithms (a path through cub/agent or cub/device, after
+ * "." and ".." are resolved), "CUTLASS" or "CuTe" for a path through a
+ * directory called cutlass or cute; NULL for anything else, CUB's block- and
+ * warp-level headers (cub/block, cub/warp) among them. */
+const char *borrowed_path(const char *path);
+
+/* Reads the file at lib (a lab library) for the source paths its kernels
+ * were compiled from: make builds with -lineinfo, so the line tables in the
+ * library's GPU code name every header that put code into a kernel, even
+ * code force-inlined into a kernel of the student's own name (CUB's AgentScan
+ * inside my_scan_kernel). Returns the library of the first path
+ * borrowed_path knows, with the path in shown; NULL when there is none, and
+ * NULL with err set when lib cannot be read. */
+const char *borrowed_source(const char *lib, char *shown, size_t n, char *err, size_t errn);
+
 #endif

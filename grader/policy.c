@@ -306,6 +306,29 @@ int policy_check(const char *lib, const policy_rule *lab_rules, char *why, size_
                  "not strip it.");
         return 1;
     }
+    /* Code force-inlined into a kernel of the student's own name leaves no
+     * name of the library's, but its source paths stay in the line table. */
+    char path[300], err2[300];
+    const char *from = borrowed_source(lib, path, sizeof path, err2, sizeof err2);
+    if (!from && err2[0]) {
+        snprintf(why, n, "%s", err2);
+        return POLICY_SETUP;
+    }
+    if (from) {
+        int cub = strcmp(from, "CUB") == 0;
+        snprintf(why, n,
+                 "its GPU code was compiled in part from %s (the kernels' line table names it), "
+                 "which holds %s: the lab asks for kernels of your own, not a library's, even "
+                 "under a name of yours.%s",
+                 path,
+                 cub ? "CUB's device-wide algorithms (the agents behind cub::DeviceReduce, "
+                       "DeviceScan and DeviceSelect)"
+                     : strcmp(from, "CUTLASS") == 0 ? "CUTLASS's templates" : "CuTe's templates",
+                 cub ? " CUB's block- and warp-level primitives (cub/block, cub/warp) inside "
+                       "kernels of your own are allowed."
+                     : "");
+        return 1;
+    }
     rc = hostcode_scan(lib, why, n);
     return rc < 0 ? POLICY_SETUP : rc;
 }

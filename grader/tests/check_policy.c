@@ -207,6 +207,45 @@ static void find_part(const elf_symbol *e, void *arg)
     s->found |= e->defined && strstr(e->name, s->part) != NULL;
 }
 
+/* Source paths of device-wide library code, "." and ".." resolved; CUB's
+ * block- and warp-level headers and look-alike names are not. */
+START_TEST(knows_device_wide_source_paths)
+{
+    static const struct {
+        const char *path, *lib;
+    } paths[] = {
+        {"/usr/local/cuda-13.0/include/cccl/cub/agent", "CUB"},
+        {"/usr/local/cuda/include/cccl/cub/agent/agent_scan.cuh", "CUB"},
+        {"/opt/cccl/cub/device/dispatch", "CUB"},
+        {"/x/cccl/cub/block/../agent", "CUB"},
+        {"/x/cub/./agent", "CUB"},
+        {"/x/cub/block/../../cub/device", "CUB"},
+        {"cub/agent", "CUB"},
+        {"/home/s/cutlass/include/cutlass/gemm", "CUTLASS"},
+        {"/home/s/include/cute/atom", "CuTe"},
+        {"/usr/local/cuda-13.0/include/cccl/cub/block", NULL},
+        {"/usr/local/cuda-13.0/include/cccl/cub/warp/specializations", NULL},
+        {"/usr/local/cuda-13.0/include/cccl/cub", NULL},
+        {"/usr/local/cuda-13.0/include/cccl/cub/detail", NULL},
+        {"/x/cub/agent/../block", NULL},
+        {"/home/s/cubes/agent", NULL},
+        {"/x/cub/agent_like", NULL},
+        {"/home/s/cuteness/lab", NULL},
+        {"/", NULL},
+        {"", NULL},
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        const char *lib = borrowed_path(paths[i].path);
+        ck_assert_msg(paths[i].lib ? lib && strcmp(lib, paths[i].lib) == 0 : lib == NULL,
+                      "%s: %s, expected %s", paths[i].path, lib ? lib : "(none)",
+                      paths[i].lib ? paths[i].lib : "(none)");
+    }
+    char shown[300], err[300];
+    ck_assert_ptr_null(borrowed_source("/nonexistent/lab.so", shown, sizeof shown, err, sizeof err));
+    ck_assert_msg(strstr(err, "cannot read /nonexistent/lab.so"), "%s", err);
+}
+END_TEST
+
 /* <cub/cub.cuh> for a block-level reduction in a kernel of one's own: the
  * library holds CUB's EmptyKernel, which does no work, and is accepted. */
 START_TEST(accepts_cub_s_umbrella_header)
@@ -357,6 +396,7 @@ Suite *make_policy_suite(void)
     tcase_add_test(tc, references_pass);
     tcase_add_test(tc, accepts_what_the_labs_teach);
     tcase_add_test(tc, accepts_cub_s_umbrella_header);
+    tcase_add_test(tc, knows_device_wide_source_paths);
     tcase_add_test(tc, names_the_way_out_for_a_cub_shaped_name);
     tcase_add_test(tc, reads_the_full_symbol_table);
     tcase_add_test(tc, refuses_a_stripped_library);
