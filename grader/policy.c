@@ -45,6 +45,10 @@ static const rule no_define[] = {
     {NULL, NULL, NULL},
 };
 
+#define HIDDEN_START                                                                               \
+    "it runs code on a thread of the C library's, or when a timer fires, outside the calls the "   \
+    "grader makes and times"
+
 /* Functions no lab library may call. */
 static const rule no_call[] = {
     {"fork", "stages do their work in kernels, not in other processes", NULL},
@@ -62,6 +66,21 @@ static const rule no_call[] = {
     {"pthread_create", "stages do their work in kernels on the grader's stream, not on host threads", NULL},
     {"_ZNSt6thread*", "stages do their work in kernels on the grader's stream, not on host threads",
      "std::thread"},
+    {"thrd_create", "stages do their work in kernels on the grader's stream, not on host threads",
+     NULL},
+    {"__clone*", "stages do their work in kernels, not in other processes or threads", NULL},
+    /* The C library starts threads of its own for these, and timers run
+     * code when they fire, not when the grader calls the stage: either can
+     * put work on the GPU while the grader times something else. */
+    {"timer_create", HIDDEN_START, NULL},
+    {"timer_settime", HIDDEN_START, NULL},
+    {"setitimer", HIDDEN_START, NULL},
+    {"alarm", HIDDEN_START, NULL},
+    {"ualarm", HIDDEN_START, NULL},
+    {"mq_notify", HIDDEN_START, NULL},
+    {"aio_*", HIDDEN_START, NULL},
+    {"lio_listio*", HIDDEN_START, NULL},
+    {"getaddrinfo_a", HIDDEN_START, NULL},
     {"dlopen", "a lab library may not load other code", NULL},
     {"dlmopen", "a lab library may not load other code", NULL},
     {"dlsym", "a lab library may not look up other code", NULL},

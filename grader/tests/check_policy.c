@@ -140,6 +140,15 @@ START_TEST(refuses_back_doors)
         {"dlsym", "look up other code"},
         {"cublasSgemm_v2", "owns cuBLAS"},
         {"cudnnConvolutionForward", "owns cuDNN"},
+        {"timer_create", "when a timer fires"},
+        {"setitimer", "when a timer fires"},
+        {"alarm", "when a timer fires"},
+        {"mq_notify", "a thread of the C library's"},
+        {"aio_write", "a thread of the C library's"},
+        {"lio_listio64", "a thread of the C library's"},
+        {"getaddrinfo_a", "a thread of the C library's"},
+        {"thrd_create", "not on host threads"},
+        {"__clone3", "not in other processes or threads"},
     };
     char why[512];
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -158,6 +167,15 @@ START_TEST(refuses_back_doors)
         ck_assert_msg(policy_check_function(accepted[i], 0, policy_stream_stage_rules, why,
                                             sizeof why) == 0,
                       "%s refused: %s", accepted[i], why);
+    /* Lab 5's stages own streams, events and graphs. */
+    static const char *const lab5_ok[] = {"cudaStreamCreateWithFlags", "cudaEventRecord",
+                                          "cudaStreamWaitEvent", "cudaStreamBeginCapture",
+                                          "cudaGraphLaunch", "cudaGraphInstantiate",
+                                          "cudaStreamSynchronize", "cudaMemcpyAsync"};
+    for (size_t i = 0; i < sizeof lab5_ok / sizeof lab5_ok[0]; i++)
+        ck_assert_msg(policy_check_function(lab5_ok[i], 0, policy_host_stage_rules, why,
+                                            sizeof why) == 0,
+                      "%s refused in lab 5: %s", lab5_ok[i], why);
     /* A definition of CUB's is refused by name; a function named cube is not. */
     ck_assert_int_eq(policy_check_function(borrowed_names[0].mangled, 1, NULL, why, sizeof why), 1);
     ck_assert_ptr_nonnull(strstr(why, "cub::detail::reduce::DeviceReduceKernel, from CUB"));
