@@ -51,6 +51,14 @@
 #define CEILING "cuBLAS SGEMM at the layer's GEMM shape"
 #define CEILING_DEEP "cuBLAS SGEMM at the deep layer's GEMM shape" /* stage 4's */
 #define DEEP_LAYER 10 /* C = 2048, 7 x 7, K = 512, N = 1: stage 4 is timed here */
+/* No stage may hold tensor-core instructions: the ceiling computes in FP32
+ * (TF32 off), and on deep layers the FP32 bound would let TF32 or FP16
+ * through (it grows with the depth faster than their error does). DMMA
+ * (FP64) is not below FP32. */
+#define CONV_TENSOR_OPS "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA"
+#define CONV_TENSOR_TEXT                                                                           \
+    "tensor-core instructions (HMMA or HGMMA for TF32, FP16 or BF16 inputs; IMMA, QMMA for "     \
+    "integer or FP8), while lab 6 computes in FP32 on the CUDA cores, as its ceiling does"
 
 static const lab_stage conv_stages[] = {
     {
@@ -62,6 +70,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "direct, tiled in shared memory",
         .symbol = "conv_direct_tiled",
+        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_speedup = 2.5,
@@ -74,6 +83,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "im2col + GEMM",
         .symbol = "conv_im2col_gemm",
+        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_speedup = 1.5,
@@ -85,6 +95,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "implicit GEMM",
         .symbol = "conv_implicit_gemm",
+        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_speedup = 1.25,
@@ -97,6 +108,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "NHWC, split-K (deep layer)",
         .symbol = "conv_nhwc",
+        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_ceiling = 0.12,
