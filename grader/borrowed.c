@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,43 +149,64 @@ int borrowed_is_kernel_name(const char *shown)
 
 /* ---- source paths ---- */
 
-#define MAX_COMPONENTS 64
+typedef struct component {
+    const char *s;
+    size_t len;
+} component;
 
-const char *borrowed_path(const char *path)
+static int comp_is(const component *c, const char *word)
 {
-    const char *comp[MAX_COMPONENTS];
-    size_t len[MAX_COMPONENTS];
-    int nc = 0;
-    for (const char *p = path; *p;) {
-        while (*p == '/')
-            p++;
-        const char *start = p;
-        while (*p && *p != '/')
-            p++;
-        size_t l = (size_t)(p - start);
-        if (l == 0 || (l == 1 && start[0] == '.'))
+    return c->len == strlen(word) && memcmp(c->s, word, c->len) == 0;
+}
+
+/* borrowed_path on len bytes at path (no NUL needed), of any depth and
+ * length: a path the student's include line made deep or long (through
+ * /proc/self/root, or ./././) is read whole. */
+static const char *path_library(const char *path, size_t len)
+{
+    size_t most = 1;
+    for (size_t i = 0; i < len; i++)
+        most += path[i] == '/';
+    component *c = malloc(most * sizeof *c);
+    if (!c)
+        return "CUB"; /* cannot tell: not called clean */
+    size_t nc = 0;
+    for (size_t i = 0; i < len;) {
+        while (i < len && path[i] == '/')
+            i++;
+        size_t start = i;
+        while (i < len && path[i] != '/')
+            i++;
+        component one = {path + start, i - start};
+        if (one.len == 0 || comp_is(&one, "."))
             continue;
-        if (l == 2 && start[0] == '.' && start[1] == '.') {
+        if (comp_is(&one, "..")) {
             if (nc > 0)
                 nc--;
             continue;
         }
-        if (nc == MAX_COMPONENTS)
-            return NULL;
-        comp[nc] = start;
-        len[nc++] = l;
+        c[nc++] = one;
     }
-#define IS(i, word) (len[i] == sizeof word - 1 && memcmp(comp[i], word, sizeof word - 1) == 0)
-    for (int i = 0; i < nc; i++) {
-        if (IS(i, "cutlass"))
-            return "CUTLASS";
-        if (IS(i, "cute"))
-            return "CuTe";
-        if (IS(i, "cub") && i + 1 < nc && (IS(i + 1, "agent") || IS(i + 1, "device")))
-            return "CUB";
+    const char *lib = NULL;
+    for (size_t i = 0; i < nc && !lib; i++) {
+        int next = i + 1 < nc;
+        if (comp_is(&c[i], "cub") && next && (comp_is(&c[i + 1], "agent") || comp_is(&c[i + 1], "device")))
+            lib = "CUB";
+        else if (comp_is(&c[i], "thrust") && i + 2 < nc && comp_is(&c[i + 1], "system") &&
+                 comp_is(&c[i + 2], "cuda"))
+            lib = "Thrust";
+        else if (comp_is(&c[i], "include") && next && comp_is(&c[i + 1], "cutlass"))
+            lib = "CUTLASS";
+        else if (comp_is(&c[i], "include") && next && comp_is(&c[i + 1], "cute"))
+            lib = "CuTe";
     }
-#undef IS
-    return NULL;
+    free(c);
+    return lib;
+}
+
+const char *borrowed_path(const char *path)
+{
+    return path_library(path, strlen(path));
 }
 
 const char *borrowed_source(const char *lib, char *shown, size_t n, char *err, size_t errn)
@@ -194,24 +216,28 @@ const char *borrowed_source(const char *lib, char *shown, size_t n, char *err, s
     if (err && errn)
         err[0] = '\0';
     int fd = open(lib, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errn, "cannot read %s: %s", lib, strerror(errno));
+        return NULL;
+    }
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size <= 0) {
-        snprintf(err, errn, "cannot read %s: %s", lib, fd < 0 ? strerror(errno) : "empty file");
-        if (fd >= 0)
-            close(fd);
+    if (fstat(fd, &sb) != 0 || sb.st_size <= 0) {
+        snprintf(err, errn, "cannot read %s: %s", lib,
+                 sb.st_size <= 0 ? "it is empty" : strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t size = (size_t)sb.st_size;
-    const unsigned char *b = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const char *b = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (b == MAP_FAILED) {
         snprintf(err, errn, "cannot map %s: %s", lib, strerror(errno));
         return NULL;
     }
     const char *found = NULL;
-    char path[4096];
     /* Every run of printable bytes that holds a '/' and ends at a NUL: how
-     * the line tables store their directories and files. */
+     * the line tables store their directories and files (host strings are
+     * read too). Read in place, whatever its length. */
     for (size_t i = 0; i < size && !found;) {
         size_t j = i;
         int slash = 0;
@@ -219,12 +245,11 @@ const char *borrowed_source(const char *lib, char *shown, size_t n, char *err, s
             slash |= b[j] == '/';
             j++;
         }
-        if (slash && j < size && b[j] == 0 && j - i < sizeof path) {
-            memcpy(path, b + i, j - i);
-            path[j - i] = '\0';
-            found = borrowed_path(path);
+        if (slash && j < size && b[j] == 0) {
+            found = path_library(b + i, j - i);
             if (found && shown && n)
-                snprintf(shown, n, "%s", path);
+                snprintf(shown, n, "%.*s%s", (int)(j - i < n ? j - i : n - 4), b + i,
+                         j - i < n ? "" : "...");
         }
         i = j + 1;
     }

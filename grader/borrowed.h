@@ -25,11 +25,13 @@ const char *borrowed_library(const char *mangled, char *shown, size_t n);
  * contains "Kernel" or "kernel". */
 int borrowed_is_kernel_name(const char *shown);
 
-/* The library whose device-wide code a path names: "CUB" for CUB's agents
- * and device-wide algorithms (a path through cub/agent or cub/device, after
- * "." and ".." are resolved), "CUTLASS" or "CuTe" for a path through a
- * directory called cutlass or cute; NULL for anything else, CUB's block- and
- * warp-level headers (cub/block, cub/warp) among them. */
+/* The library whose device-wide code a path names, after "." and ".." are
+ * resolved, at any depth and length: "CUB" for CUB's agents and device-wide
+ * algorithms (cub/agent, cub/device), "Thrust" for Thrust's own agents
+ * (thrust/system/cuda), "CUTLASS" or "CuTe" for their headers (include/cutlass,
+ * include/cute: a folder of the student's called cute is not theirs); NULL for
+ * anything else, CUB's block- and warp-level headers (cub/block, cub/warp)
+ * among them. */
 const char *borrowed_path(const char *path);
 
 /* Reads the file at lib (a lab library) for the source paths its kernels

@@ -242,15 +242,15 @@ int decide_no_technique(test_record *t, int lab, const char *technique)
     return 1;
 }
 
-/* Stage b's own believable time at its timed size: its speed test's, else
+/* Stage b's own time at its timed size: its speed test's, whatever its
+ * verdict (a base that spoils its own speed test still has this time), else
  * the time its correctness test reports; NULL when it has none. */
 static const test_record *own_time(const lab_results *res, int b)
 {
     const test_record *perf = &res->t[b][TEST_PERF], *corr = &res->t[b][TEST_CORRECT];
-    if (perf->state == STATE_FINISHED && perf->timed && perf->median_ms > 0 &&
-        (perf->v == V_PASS || perf->v == V_SLOW))
+    if (perf->timed && perf->median_ms > 0)
         return perf;
-    if (corr->state == STATE_FINISHED && corr->timed && corr->median_ms > 0 && corr->v == V_PASS)
+    if (corr->timed && corr->median_ms > 0)
         return corr;
     return NULL;
 }
@@ -266,11 +266,19 @@ int decide_base_drift(const lab_spec *spec, lab_results *res)
             lab_timed_size(spec, b) != lab_timed_size(spec, s))
             continue;
         const test_record *own = own_time(res, b);
-        if (!own || rec->base_ms <= DECIDE_BASE_DRIFT * own->median_ms)
+        if (!own)
+            continue;
+        /* Against the ceiling of each test where both timed the same one. */
+        const char *ceiling = lab_ceiling_name(spec, s), *own_ceiling = lab_ceiling_name(spec, b);
+        int against = rec->ceiling_ms > 0 && own->ceiling_ms > 0 && ceiling && own_ceiling &&
+                      strcmp(ceiling, own_ceiling) == 0;
+        double scale = against ? rec->ceiling_ms / own->ceiling_ms : 1.0;
+        double own_here = own->median_ms * scale; /* the base's own time, at this test's pace */
+        if (rec->base_ms <= (against ? DECIDE_BASE_DRIFT : DECIDE_BASE_DRIFT_RAW) * own_here)
             continue;
         test_record again = *rec;
-        again.base_ms = own->median_ms;
-        again.speedup = own->median_ms / rec->median_ms;
+        again.base_ms = own_here;
+        again.speedup = own_here / rec->median_ms;
         char why[VERDICT_MSG];
         if (decide_speed(spec, s, &again, why, sizeof why) == V_PASS)
             continue;
@@ -279,12 +287,13 @@ int decide_base_drift(const lab_spec *spec, lab_results *res)
         rec->speedup = again.speedup;
         snprintf(rec->msg, sizeof rec->msg,
                  "stage %d (%s), this test's base, took %.4g ms here but %.4g ms in its own "
-                 "test (%.2fx as long), so the speedup measured here cannot be believed. Against "
-                 "its own test's time this stage is %.2fx over it, and needs %.2fx. A stage that "
-                 "runs slower only when a later stage is compared with it gains nothing; if "
-                 "another program was using the GPU, grade again.",
-                 b, spec->stages[b].title, rec->base_ms, own->median_ms,
-                 rec->base_ms / own->median_ms, again.speedup, spec->stages[s].min_speedup);
+                 "test (%.2fx as long%s), so the speedup measured here cannot be believed. "
+                 "Against its own test's time this stage is %.2fx over it, and needs %.2fx. A "
+                 "stage that runs slower only when a later stage is compared with it gains "
+                 "nothing; if another program was using the GPU, grade again.",
+                 b, spec->stages[b].title, rec->base_ms, own->median_ms, rec->base_ms / own_here,
+                 against ? ", each against the ceiling timed beside it" : "", again.speedup,
+                 spec->stages[s].min_speedup);
         demoted++;
     }
     return demoted;

@@ -334,18 +334,21 @@ int policy_check(const char *lib, const policy_rule *lab_rules, char *why, size_
         return POLICY_SETUP;
     }
     if (from) {
-        int cub = strcmp(from, "CUB") == 0;
+        int cub = strcmp(from, "CUB") == 0, thrust = strcmp(from, "Thrust") == 0;
         snprintf(why, n,
                  "its GPU code was compiled in part from %s (the kernels' line table names it), "
                  "which holds %s: the lab asks for kernels of your own, not a library's, even "
                  "under a name of yours.%s",
                  path,
-                 cub ? "CUB's device-wide algorithms (the agents behind cub::DeviceReduce, "
-                       "DeviceScan and DeviceSelect)"
-                     : strcmp(from, "CUTLASS") == 0 ? "CUTLASS's templates" : "CuTe's templates",
-                 cub ? " CUB's block- and warp-level primitives (cub/block, cub/warp) inside "
-                       "kernels of your own are allowed."
-                     : "");
+                 cub      ? "CUB's device-wide algorithms (the agents behind cub::DeviceReduce, "
+                            "DeviceScan and DeviceSelect)"
+                 : thrust ? "Thrust's own device-wide algorithms (its agents for reduce, scan, "
+                            "unique and the like)"
+                 : strcmp(from, "CUTLASS") == 0 ? "CUTLASS's templates"
+                                                : "CuTe's templates",
+                 cub || thrust ? " CUB's block- and warp-level primitives (cub/block, cub/warp) "
+                                 "inside kernels of your own are allowed."
+                               : "");
         return 1;
     }
     rc = hostcode_scan(lib, why, n);

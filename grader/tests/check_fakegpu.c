@@ -371,7 +371,8 @@ static const speed_case speed_cases[] = {
     {"lab1", "baseslow", 1,
      {"- stage 4 (padded tile (no bank conflicts)), speed: TOO SLOW",
       "stage 3 (shared-memory tile), this test's base, took",
-      "(2.00x as long), so the speedup measured here cannot be believed. Against its own "
+      "(2.00x as long, each against the ceiling timed beside it), so the speedup measured here "
+      "cannot be believed. Against its own "
       "test's time this stage is 1.00x over it, and needs 1.40x.",
       "- stage 5 (4x4 per thread, float4 access), speed: TOO SLOW",
       "stage 4 (padded tile (no bank conflicts)), this test's base, took",

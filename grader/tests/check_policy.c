@@ -240,7 +240,11 @@ START_TEST(knows_device_wide_source_paths)
         {"/x/cub/block/../../cub/device", "CUB"},
         {"cub/agent", "CUB"},
         {"/home/s/cutlass/include/cutlass/gemm", "CUTLASS"},
-        {"/home/s/include/cute/atom", "CuTe"},
+        {"/home/s/cutlass/include/cute/atom", "CuTe"},
+        {"/usr/local/cuda/include/cccl/thrust/system/cuda/detail", "Thrust"},
+        {"/home/s/cutlass/lab", NULL}, /* a folder of the student's */
+        {"/tmp/cute", NULL},
+        {"/usr/local/cuda/include/cccl/thrust/detail", NULL},
         {"/usr/local/cuda-13.0/include/cccl/cub/block", NULL},
         {"/usr/local/cuda-13.0/include/cccl/cub/warp/specializations", NULL},
         {"/usr/local/cuda-13.0/include/cccl/cub", NULL},
@@ -258,7 +262,32 @@ START_TEST(knows_device_wide_source_paths)
                       "%s: %s, expected %s", paths[i].path, lib ? lib : "(none)",
                       paths[i].lib ? paths[i].lib : "(none)");
     }
+    /* deeper than any fixed list of parts, and longer than any fixed buffer */
+    static char deep[40000];
+    size_t at = 0;
+    for (int i = 0; i < 600; i++)
+        at += (size_t)snprintf(deep + at, sizeof deep - at, "/proc/self/root");
+    snprintf(deep + at, sizeof deep - at, "/usr/local/cuda/include/cccl/cub/agent");
+    ck_assert_str_eq(borrowed_path(deep), "CUB");
+    at = (size_t)snprintf(deep, sizeof deep, "/tmp/tmp.x/");
+    for (int i = 0; i < 8000; i++)
+        at += (size_t)snprintf(deep + at, sizeof deep - at, "./");
+    snprintf(deep + at, sizeof deep - at, "cub/agent");
+    ck_assert_str_eq(borrowed_path(deep), "CUB");
     char shown[300], err[300];
+    /* in a file: binary bytes, a clean path, then the long one, read whole */
+    char file[] = "/tmp/borrowed-XXXXXX";
+    int fd = mkstemp(file);
+    ck_assert_int_ge(fd, 0);
+    static const char head[] = "\x7f" "ELF\x01\x02/usr/local/cuda/include/cccl/cub/block";
+    ck_assert_int_eq(write(fd, head, sizeof head), (ssize_t)sizeof head);
+    ck_assert_int_eq(write(fd, deep, strlen(deep) + 1), (ssize_t)(strlen(deep) + 1));
+    close(fd);
+    ck_assert_str_eq(borrowed_source(file, shown, sizeof shown, err, sizeof err), "CUB");
+    unlink(file);
+    ck_assert_msg(strncmp(shown, "/tmp/tmp.x/././", 15) == 0 && strlen(shown) == sizeof shown - 1 &&
+                      strcmp(shown + sizeof shown - 4, "...") == 0,
+                  "%s", shown);
     ck_assert_ptr_null(borrowed_source("/nonexistent/lab.so", shown, sizeof shown, err, sizeof err));
     ck_assert_msg(strstr(err, "cannot read /nonexistent/lab.so"), "%s", err);
 }
