@@ -149,16 +149,6 @@ int borrowed_is_kernel_name(const char *shown)
 
 /* ---- source paths ---- */
 
-typedef struct component {
-    const char *s;
-    size_t len;
-} component;
-
-static int comp_is(const component *c, const char *word)
-{
-    return c->len == strlen(word) && memcmp(c->s, word, c->len) == 0;
-}
-
 /* borrowed_path on len bytes at path (no NUL needed), of any depth and
  * length: a path the student's include line made deep or long (through
  * /proc/self/root, or ./././) is read whole. */
@@ -167,7 +157,7 @@ static const char *path_library(const char *path, size_t len)
     size_t most = 1;
     for (size_t i = 0; i < len; i++)
         most += path[i] == '/';
-    component *c = malloc(most * sizeof *c);
+    part *c = malloc(most * sizeof *c);
     if (!c)
         return "CUB"; /* cannot tell: not called clean */
     size_t nc = 0;
@@ -177,10 +167,10 @@ static const char *path_library(const char *path, size_t len)
         size_t start = i;
         while (i < len && path[i] != '/')
             i++;
-        component one = {path + start, i - start};
-        if (one.len == 0 || comp_is(&one, "."))
+        part one = {path + start, i - start};
+        if (one.len == 0 || part_is(&one, "."))
             continue;
-        if (comp_is(&one, "..")) {
+        if (part_is(&one, "..")) {
             if (nc > 0)
                 nc--;
             continue;
@@ -190,14 +180,14 @@ static const char *path_library(const char *path, size_t len)
     const char *lib = NULL;
     for (size_t i = 0; i < nc && !lib; i++) {
         int next = i + 1 < nc;
-        if (comp_is(&c[i], "cub") && next && (comp_is(&c[i + 1], "agent") || comp_is(&c[i + 1], "device")))
+        if (part_is(&c[i], "cub") && next && (part_is(&c[i + 1], "agent") || part_is(&c[i + 1], "device")))
             lib = "CUB";
-        else if (comp_is(&c[i], "thrust") && i + 2 < nc && comp_is(&c[i + 1], "system") &&
-                 comp_is(&c[i + 2], "cuda"))
+        else if (part_is(&c[i], "thrust") && i + 2 < nc && part_is(&c[i + 1], "system") &&
+                 part_is(&c[i + 2], "cuda"))
             lib = "Thrust";
-        else if (comp_is(&c[i], "include") && next && comp_is(&c[i + 1], "cutlass"))
+        else if (part_is(&c[i], "include") && next && part_is(&c[i + 1], "cutlass"))
             lib = "CUTLASS";
-        else if (comp_is(&c[i], "include") && next && comp_is(&c[i + 1], "cute"))
+        else if (part_is(&c[i], "include") && next && part_is(&c[i + 1], "cute"))
             lib = "CuTe";
     }
     free(c);
