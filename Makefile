@@ -78,7 +78,7 @@ AVAILABLE := $(foreach l,$(LABS),$(call lab_num,$(l)))
 COMMON_SRC := common/par.c common/hostmem.c common/rng.c common/stats.c common/compare.c common/timing.c common/devinfo.c
 GRADER_SRC := grader/options.c grader/results.c grader/report.c grader/formats.c grader/config.c grader/json.c grader/analytics.c grader/load.c grader/chart.c grader/html.c grader/runner.c \
               grader/gbuf.c grader/elfsym.c grader/borrowed.c grader/hostcode.c grader/launch_trace.c grader/policy.c grader/probe.c grader/proc.c grader/sanitize.c grader/sass.c grader/buildlog.c grader/toolkit.c grader/trace.c grader/sandbox.c grader/verdict.c grader/decide.c grader/timings.c grader/patch.c \
-              grader/ceiling.c grader/green.c $(sort $(wildcard grader/labs/*.c))
+              grader/ceiling.c grader/green.c grader/witness.c $(sort $(wildcard grader/labs/*.c))
 TEST_SRC := $(wildcard grader/tests/check_*.c) grader/tests/fixtures.c grader/tests/run_tests.c grader/tests/arch/archinfo.c
 ADVERSARIAL := $(basename $(notdir $(wildcard grader/tests/adversarial/*.cu)))
 

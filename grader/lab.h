@@ -100,6 +100,7 @@ static inline int lab_stage_techniques(const lab_stage *st)
 }
 
 struct rng;
+struct gbuf;
 typedef struct lab_ctx lab_ctx; /* one lab's buffers and data at one size, child side */
 
 /* What one check of a stage's output found. */
@@ -107,6 +108,24 @@ typedef struct check_outcome {
     verdict v;
     char msg[VERDICT_MSG];
 } check_outcome;
+
+/* What the timing witness (grader/witness.h) needs of a lab whose speed
+ * tests it times: every timed call gets a fresh input, made by the witness in
+ * a buffer of its own and copied into the graded input, and the graded output
+ * is checked against that buffer after the call. */
+typedef struct lab_witness {
+    /* Child side: the graded input and output of ctx (the buffers of
+     * grader/gbuf.h, guard zones included). */
+    void (*buffers)(lab_ctx *ctx, const struct gbuf **in, const struct gbuf **out);
+    /* Witness side, no lab_ctx: the bytes of the input and the output of a
+     * call at size (what the witness expects the buffers to hold). */
+    void (*bytes)(int size, size_t *in, size_t *out);
+    /* Witness side: checks d_out, what role (a stage, or WITNESS_CEILING)
+     * wrote from the input d_in at size; -1 when it is right, else the number
+     * of wrong words with *out filled (-2: the check itself failed). */
+    long long (*check)(int role, int size, const void *d_out, const void *d_in, cudaStream_t s,
+                       check_outcome *out);
+} lab_witness;
 
 typedef struct lab_spec {
     int number;               /* 1 */
@@ -176,6 +195,9 @@ typedef struct lab_spec {
     /* Checks outputs and guard zones; full also checks the inputs are unchanged. */
     int (*check)(lab_ctx *ctx, int stage, int variant, int full, check_outcome *out);
     void (*teardown)(lab_ctx *ctx);
+    /* The timing witness's part, or NULL: its speed tests are timed by the
+     * test's own process alone. */
+    const lab_witness *witness;
 } lab_spec;
 
 /* The first given stage of spec (complete in the skeleton), or -1. */

@@ -42,6 +42,7 @@
 #include "report.h"
 #include "results.h"
 #include "runner.h"
+#include "witness.h"
 #include "timings.h"
 
 enum { EXIT_ALL_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 77 };
@@ -1188,6 +1189,7 @@ static int build_suites(session *g)
         run->quick = o->quick;
         run->plain_buffers = o->under_sanitizer;
         run->sandbox = g->sandboxed;
+        run->witness = witness_wanted();
         run->files = g->sandboxed ? g->files : FILES_OFF;
         run->sms = o->sms;
         run->gpu_sms = g->dev.sms;
@@ -1261,6 +1263,8 @@ static int check_and_report(session *g, int i, int *got, int *max)
     char *techniques = NULL;
     double t0 = tm_now();
     runner_settle_faults(spec, res);
+    char unwitnessed[200];
+    int n_unwitnessed = witness_settle(spec, res, unwitnessed, sizeof unwitnessed);
     decide_base_drift(spec, res);
     sanitizer_check(spec, res, g->libs[i], sanitizer_mask(&g->lc, spec), o->seed);
     technique_check(spec, res, &g->sass[i], technique_mask(&g->lc, spec), &techniques);
@@ -1271,8 +1275,14 @@ static int check_and_report(session *g, int i, int *got, int *max)
     if (techniques)
         fputs(techniques, stdout);
     free(techniques);
-    if (o->timings)
+    if (n_unwitnessed > 0)
+        printf("  %d speed test%s timed without the grader's timing witness (%s): as before, by "
+               "the test's own process alone.\n",
+               n_unwitnessed, n_unwitnessed > 1 ? "s were" : " was", unwitnessed);
+    if (o->timings) {
         report_timings(stdout, spec, res);
+        witness_report(stdout, spec, res);
+    }
     int lab_got, lab_max;
     report_score(spec, res, &lab_got, &lab_max);
     *got += lab_got;

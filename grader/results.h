@@ -60,10 +60,42 @@ typedef struct test_record {
     double tm[TM_COUNT];
 } test_record;
 
+/* What the timing witness of a speed test saw (grader/witness.h): a process
+ * of the grader's own, forked by the test's child before it loaded the lab
+ * library, that gave every timed call fresh inputs, timed it with its own
+ * CUDA events and checked its outputs. Written by the witness alone: the
+ * test's child cannot write it (results_writer). Roles: a stage's number, or
+ * WITNESS_CEILING for the ceiling. */
+#define WITNESS_ROLES (LAB_MAX_STAGES + 1)
+#define WITNESS_CEILING LAB_MAX_STAGES
+#define WITNESS_SAMPLES 256
+enum witness_state {
+    WITNESS_NONE = 0,    /* not used in this test */
+    WITNESS_UNAVAILABLE, /* could not start (why says why): the test was timed as before */
+    WITNESS_READY,       /* calibrated before the library was loaded */
+};
+typedef struct witness_record {
+    int state;     /* enum witness_state */
+    int broken;    /* the child broke the protocol (why says how) */
+    char why[200];
+    /* Calls of the stage the test must make (its warm-up and every repetition),
+     * and how many first calls of each role are warm-ups, left out of medians. */
+    int expected_calls, warmups;
+    /* The hand-off's cost (ms), measured before the library was loaded around
+     * calls that do nothing: the two switches between the processes' contexts
+     * (what a window holds besides the call), and the whole wait the child
+     * sees, the witness's loading of the input included (overhead_ms). */
+    double handoff_lo_ms, handoff_hi_ms, overhead_ms;
+    int calls[WITNESS_ROLES], wrong[WITNESS_ROLES];
+    float ms[WITNESS_ROLES][WITNESS_SAMPLES]; /* each role's first windows, in ms */
+    char wrong_msg[VERDICT_MSG];              /* the first wrong call's finding */
+} witness_record;
+
 typedef struct lab_results {
     uint32_t magic;
     int lab;
     test_record t[LAB_MAX_STAGES][TEST_KINDS];
+    witness_record witness[LAB_MAX_STAGES]; /* each stage's speed test */
     /* Written by the parent: seconds it spent making this lab's inputs (and
      * the references it makes with them), by phase; each stage's wall time
      * from the end of the stage before to the end of its last test (fork,

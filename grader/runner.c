@@ -32,6 +32,7 @@
 #include "sandbox.h"
 #include "timings.h"
 #include "trace.h"
+#include "witness.h"
 
 #define MAX_RUNS OPT_MAX_LABS
 #define WARMUP_CALLS 2
@@ -144,6 +145,9 @@ typedef struct child_env {
     rng patch_rng; /* the positions and values of the timed calls' patches */
     int audit_ready; /* CUPTI recorded once before the lab library was loaded */
     devcheck_mark_fn *mark; /* the grader's marker kernel (devcheck.so) */
+    witness *witness; /* a speed test's timing witness (witness.h), or NULL */
+    int unwitnessed;  /* 1: the next calls are the grader's own, checked by this process
+                       * against inputs it loaded (the call after the timing loop) */
 } child_env;
 
 static char output_dir[256];
@@ -363,6 +367,23 @@ static void child_files(const grade_run *run)
                         "before the rules, and only one is bound by them\n", threads);
 }
 
+/* The record of the test this child runs (for witness_lost). */
+static test_record *child_rec;
+
+/* The witness stopped answering in the middle of a test: the grader's fault
+ * (the parent decides, as for any SETUP ERROR after the library loaded). */
+__attribute__((noreturn)) static void witness_lost(const char *why)
+{
+    finish(child_rec, V_SETUP_ERROR, "%s", why);
+}
+
+int runner_witnessed(const grade_run *run, int stage, int kind)
+{
+    const lab_spec *spec = run->spec;
+    return run->witness && kind == TEST_PERF && spec->witness && !spec->host_timed && run->sandbox &&
+           !run->plain_buffers && run->sms == 0 && stage >= 0 && stage < spec->n_stages;
+}
+
 static test_record *child_start(grade_run *run, test_record *shared, child_env *env, int stage,
                                 int kind)
 {
@@ -371,8 +392,21 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     if (run->sandbox) /* not under compute-sanitizer, whose files these may be */
         mute_unlinked_files(); /* before CUDA, whose own files stay as they are */
     tm_start(TM_STARTUP);
+    /* A speed test's witness: forked before CUDA, before the library, and
+     * while the results page is still writable here (its record is its own). */
+    witness *wit = NULL;
+    if (runner_witnessed(run, stage, kind)) {
+        /* Every module loaded when it is registered, in both processes: a
+         * module loaded lazily at its kernel's first launch waits for the
+         * GPU, and a witnessed call is launched while its stream waits for
+         * the witness's go (a deadlock). */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+        wit = witness_fork(run->spec, stage, lab_timed_size(run->spec, stage),
+                           WARMUP_CALLS + run->reps, WARMUP_CALLS, &run->res->witness[stage]);
+    }
     results_enter_child(); /* read-only for good; the grader writes through results_close */
     test_record *rec = results_own(shared);
+    child_rec = rec;
     limit_child(run->spec, stage, kind);
     /* Run as root, no capabilities from here on, before CUDA starts its
      * threads: capabilities are each thread's own, and a library can run
@@ -383,6 +417,7 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     if (run->plain_buffers)
         gbuf_set_guard(0);
     memset(env, 0, sizeof *env);
+    env->witness = wit;
     results_open();
     rec->state = STATE_RUNNING;
     rec->graded = 1;
@@ -413,6 +448,11 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         finish(rec, V_SETUP_ERROR, "--sms %d: %s", run->sms, why);
     if (ceiling_preload(run->spec->number, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
+    /* The speed test's witness meets this child and measures the hand-off;
+     * where it cannot, the test is timed as before and the witness's record
+     * says why (the lab's report repeats it). */
+    if (env->witness && witness_connect(env->witness, env->stream, why, sizeof why) != 0)
+        fprintf(stderr, "grade: this test is timed without its witness: %s\n", why);
     static const char *const mark_sym[] = {"devcheck_mark"};
     void *mark = NULL;
     if (ceiling_load("devcheck", mark_sym, &mark, 1, why, sizeof why) != 0)
@@ -481,6 +521,7 @@ typedef struct call_result {
     char dark[300]; /* the audit: GPU time no record covers, or a marker missing or faked */
     int dark_kind;  /* TRACE_CLEAN, TRACE_DARK (reported) or TRACE_TAMPERED (REJECTED) */
     int audit_tries; /* audited calls made for this one (a dark one is made again) */
+    int witnessed;   /* the timing witness loaded its input, timed it and checks its output */
 } call_result;
 
 /* ---- the kernel audit ----
@@ -617,13 +658,23 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
         snprintf(cr->audit_broken, sizeof cr->audit_broken, "%s", why);
         audit = 0;
     }
-    l2_flush(&env->flush, env->stream);
-    if (spec->host_timed) /* the stage's own streams would not wait for the flush */
-        cudaStreamSynchronize(env->stream);
-    else /* every call: the GPU busy while the host reaches the stage's first launch (so
-          * the host's latency is outside the measured time, and an audited call's
-          * stream looks like any other's); an audited call's first marker */
-        grader_mark(env, HOLD_NS);
+    /* A witnessed call (a speed test's, not the audited one): the witness
+     * loads a fresh input, poisons the output and flushes L2, and holds the
+     * stream until the call is queued, which keeps the host's latency out of
+     * the measured time as the marker does. */
+    cr->witnessed = !audit && !env->unwitnessed && witness_active(env->witness);
+    if (cr->witnessed) {
+        if (witness_begin(env->witness, stage, env->stream, why, sizeof why) != 0)
+            witness_lost(why);
+    } else {
+        l2_flush(&env->flush, env->stream);
+        if (spec->host_timed) /* the stage's own streams would not wait for the flush */
+            cudaStreamSynchronize(env->stream);
+        else /* every call: the GPU busy while the host reaches the stage's first launch
+              * (so the host's latency is outside the measured time, and an audited
+              * call's stream looks like any other's); an audited call's first marker */
+            grader_mark(env, HOLD_NS);
+    }
     gpu_timer_start(&env->timer, env->stream);
     /* Stages of labs that run on the grader's stream launch nothing elsewhere. */
     launch_trace_expect_stream(stage >= 0 && spec->forbidden_calls == policy_stream_stage_rules,
@@ -639,7 +690,14 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     if (audit) /* the second marker, behind the stage's work */
         grader_mark(env, 0);
     gpu_timer_stop(&env->timer, env->stream);
+    if (cr->witnessed)
+        witness_queued(env->witness, env->stream);
     cr->sync = cudaDeviceSynchronize();
+    double t_synced = wall_ms(); /* a witnessed call's wall time ends here, not after its checks */
+    /* After a fault the witness's stream may wait for good: the test ends on
+     * the fault, and the witness with it. */
+    if (cr->witnessed && cr->sync == cudaSuccess && witness_end(env->witness, why, sizeof why) != 0)
+        witness_lost(why);
     if (audit) {
         span none[1];
         if (trace_end(none, 1, why, sizeof why) < 0)
@@ -648,6 +706,8 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
             audit_compare(cr);
     }
     cr->wall_ms = wall_ms() - t0;
+    if (cr->witnessed) /* less the witness's own part of the wait: its input and its hand-off */
+        cr->wall_ms = t_synced - t0 - witness_overhead_ms(env->witness);
     float ms = 0;
     if (spec->host_timed)
         cr->event_ms = cr->wall_ms; /* host to host: the clock is the measure */
@@ -934,7 +994,9 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
         return -1;
     if (t->stage >= 0 && t->stage == owner)
         note_kernels(rec); /* the stage's own: a timed call may launch others than checked ones */
-    if (t->stage >= 0 && spec->check(ctx, t->stage, variant, 0, out) != 0)
+    /* A witnessed call's output is checked by the witness, against the input
+     * it loaded (the child's own expectation is not that call's input). */
+    if (t->stage >= 0 && !cr->witnessed && spec->check(ctx, t->stage, variant, 0, out) != 0)
         return -1;
     return 0;
 }
@@ -1188,6 +1250,9 @@ static void perf_body(grade_run *run, int stage)
     tm_enter(TM_UPLOAD);
     if (spec->setup(&ctx, stage, size, runner_size_seed(run->seed, stage, size), 2, &out) != 0)
         finish_outcome(rec, &out);
+    char why[200];
+    if (witness_attach(env.witness, spec, ctx, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "%s", why);
 
     rec_progress(rec, size, PHASE_TIMING);
     int reps = run->reps;
@@ -1204,7 +1269,9 @@ static void perf_body(grade_run *run, int stage)
     if (bad > 0)
         finish_outcome(rec, &out);
 
-    /* One more graded call after the timing loop, checked in full. */
+    /* One more graded call after the timing loop, checked in full here, on
+     * the inputs this process loads (not the witness's). */
+    env.unwitnessed = 1;
     rec_progress(rec, size, PHASE_CHECK);
     tm_enter(TM_RELOAD);
     if (spec->prepare(ctx, 1, env.stream, &out) != 0)

@@ -31,6 +31,8 @@ typedef struct grade_run {
     int quick;           /* sizes up to RUNNER_QUICK_WORK, no timing */
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
     int sandbox;         /* each child installs the seccomp filter (grader/sandbox.h) */
+    int witness;         /* speed tests get a timing witness where the lab has one (witness.h;
+                          * CUDA_LABS_WITNESS=1 for now) */
     int files;           /* each child sets the Landlock rules on files first: FILES_* (probe.h) */
     int sms;             /* --sms: each child grades in a green context of this many SMs; 0: all */
     int gpu_sms;         /* the GPU's own SM count (with sms: the timeouts grow by gpu_sms/sms) */
@@ -106,6 +108,11 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */
 uint64_t runner_size_seed(uint64_t seed, int stage, int size);
+/* Whether test (stage, kind) of run gets a timing witness (witness.h): with
+ * run->witness, the speed tests of a lab that has one, graded with the
+ * sandbox on, with no compute-sanitizer (plain buffers) and no green context
+ * (--sms). */
+int runner_witnessed(const grade_run *run, int stage, int kind);
 
 /* In a grading child, after results_enter_child and results_own: installs
  * the sandbox (grader/sandbox.h) over the grader's image, the results

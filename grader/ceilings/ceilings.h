@@ -43,6 +43,9 @@ typedef int devcheck_within_fn(const float *got, const double *exact, const doub
 #define DEVCHECK_MARK_NAME "cuda_labs_audit_mark"
 typedef int devcheck_mark_fn(cudaStream_t s, unsigned hold_ns);
 devcheck_mark_fn devcheck_mark;
+/* Fresh inputs for the timing witness (grader/witness.h). */
+typedef int devcheck_fill_fn(void *buf, uint64_t n_words, uint64_t seed, cudaStream_t s);
+devcheck_fill_fn devcheck_fill;
 devcheck_scatter_fn devcheck_scatter;
 devcheck_verify_fn devcheck_verify;
 devcheck_compare_fn devcheck_compare;

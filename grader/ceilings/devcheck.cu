@@ -25,6 +25,35 @@ extern "C" int devcheck_mark(cudaStream_t s, unsigned hold_ns)
     return (int)cudaGetLastError();
 }
 
+/* The timing witness's fresh inputs (grader/witness.h): word i of buf is a
+ * float drawn from seed and i alone, uniform in (-1, 1) in steps of 2^-24 (as
+ * the grader's own inputs are, so a stage cannot tell the witness's calls by
+ * their values), never zero, NaN or infinite, and new for every call. */
+__global__ void witness_fill_kernel(float *buf, uint64_t n, uint64_t seed)
+{
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull; /* splitmix64 */
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        uint32_t m = (uint32_t)(z & 0xffffff);
+        float v = (float)(m ? m : 1u) * 5.9604644775390625e-8f; /* 2^-24 */
+        buf[i] = (z >> 63) ? -v : v;
+    }
+}
+
+extern "C" int devcheck_fill(void *buf, uint64_t n_words, uint64_t seed, cudaStream_t s)
+{
+    int sms = 0, dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    uint64_t want = (n_words + 255) / 256;
+    unsigned blocks = (unsigned)(want < (uint64_t)sms * 8 ? want : (uint64_t)sms * 8);
+    witness_fill_kernel<<<blocks ? blocks : 1, 256, 0, s>>>((float *)buf, n_words, seed);
+    return (int)cudaGetLastError();
+}
+
 /* buf[idx[k]] = val[k] for every k < p. */
 __global__ void patch_scatter_kernel(uint32_t *buf, const uint64_t *idx, const uint32_t *val,
                                      int p)

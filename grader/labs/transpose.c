@@ -31,6 +31,7 @@
 #include "lab_util.h"
 #include "../timings.h"
 #include "../policy.h"
+#include "../results.h"
 
 /* stage 0 is the given copy kernel: graded for correctness with 0 points and
  * timed, so the table shows what a simple kernel reaches on this GPU. */
@@ -466,6 +467,44 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The timing witness (grader/witness.h): it loads a fresh input into d_in
+ * before each timed call and checks d_out against it after. */
+static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
+{
+    *in = &c->in;
+    *out = &c->out;
+}
+
+static void witness_bytes(int size, size_t *in, size_t *out)
+{
+    *in = *out = (size_t)transpose_sizes[size][0] * (size_t)transpose_sizes[size][1] * 4;
+}
+
+static long long witness_check(int role, int size, const void *d_out, const void *d_in,
+                               cudaStream_t s, check_outcome *out)
+{
+    int rows = transpose_sizes[size][0], cols = transpose_sizes[size][1];
+    const int is_copy = role == WITNESS_CEILING ||
+                        (role >= 0 && role < (int)(sizeof transpose_stages / sizeof transpose_stages[0]) &&
+                         strcmp(transpose_stages[role].symbol, "transpose_copy") == 0);
+    long long bad = devcheck_transpose_on_gpu(d_out, d_in, (size_t)rows, (size_t)cols, is_copy, s,
+                                              out);
+    if (bad >= 0) {
+        int out_cols = is_copy ? cols : rows;
+        char at[64];
+        index_text(at, sizeof at, "out", (size_t)bad, out_cols);
+        snprintf(out->msg, sizeof out->msg, "%s (element %lld) does not hold its input's value.",
+                 at, bad);
+    }
+    return bad;
+}
+
+static const lab_witness transpose_witness = {
+    .buffers = witness_buffers,
+    .bytes = witness_bytes,
+    .check = witness_check,
+};
+
 const lab_spec lab_transpose = {
     .number = 1,
     .name = "transpose",
@@ -494,4 +533,5 @@ const lab_spec lab_transpose = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .witness = &transpose_witness,
 };

@@ -268,6 +268,31 @@ START_TEST(lab2_sums)
 }
 END_TEST
 
+/* The timing witness (CUDA_LABS_WITNESS=1) needs two CUDA contexts and the
+ * driver's stream memory operations; this fake GPU has neither. Its speed
+ * tests are then timed as without it, to the same marks, and the report
+ * says so once; off (the default), the report says nothing of it. */
+START_TEST(a_witness_that_cannot_start_costs_nothing)
+{
+    SKIP_UNLESS_READY();
+    unsetenv("CUDA_LABS_WITNESS");
+    int rc = small_grade("lab1", "good");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(!strstr(out, "witness"), "%s", out);
+    const char *score = strstr(out, "Score: ");
+    ck_assert_ptr_nonnull(score);
+    char without[32];
+    snprintf(without, sizeof without, "%.*s", (int)strcspn(score, "\n"), score);
+    setenv("CUDA_LABS_WITNESS", "1", 1);
+    rc = small_grade("lab1", "good");
+    unsetenv("CUDA_LABS_WITNESS");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("speed tests were timed without the grader's timing witness (no stream memory "
+        "operations in this driver): as before, by the test's own process alone.");
+    HAS(without);
+}
+END_TEST
+
 /* Lab 2 stage 1 is measured against one block, which runs on one SM: on a
  * GPU with fewer SMs it needs less (0.07x per SM), on too few its speed is
  * not graded and its points are not counted; a config's threshold holds on
@@ -695,6 +720,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, lab2_sums);
     tcase_add_test(tc, a_stage_timed_at_its_own_size);
     tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
+    tcase_add_test(tc, a_witness_that_cannot_start_costs_nothing);
     tcase_add_test(tc, given_stages_from_the_course_copy);
     tcase_add_test(tc, children_cannot_change_the_course_files);
     tcase_add_test(tc, a_hostile_library_reaches_nothing_around_it);

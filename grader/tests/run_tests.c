@@ -18,7 +18,8 @@
 static Suite *(*const cpu_suites[])(void) = {
     make_rng_suite,       make_stats_suite,    make_compare_suite,    make_options_suite,
     make_green_suite,
-    make_results_suite,   make_decide_suite,   make_report_suite,     make_formats_suite,
+    make_results_suite,   make_decide_suite,   make_witness_suite,    make_report_suite,
+    make_formats_suite,
     make_config_suite,    make_analytics_suite, make_pictures_suite,  make_platforms_suite,
     make_elfsym_suite,    make_sandbox_suite,  make_policy_suite,     make_labs_suite,
     make_lab_by_lab_suite, make_reduce_suite,  make_shuffle_suite,    make_gemm_suite,

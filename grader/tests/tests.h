@@ -12,6 +12,7 @@ Suite *make_options_suite(void);
 Suite *make_green_suite(void);   /* --sms: green contexts through a stand-in driver; no GPU */
 Suite *make_results_suite(void);
 Suite *make_decide_suite(void);   /* every verdict the grader decides, each branch */
+Suite *make_witness_suite(void);  /* a speed test held to its timing witness (witness.h) */
 Suite *make_report_suite(void);
 Suite *make_elfsym_suite(void);
 Suite *make_sandbox_suite(void);  /* full RELRO, and the grading child's seccomp filter */

@@ -1,0 +1,292 @@
+/* check_witness.c: the parent's judgement of a speed test against its timing
+ * witness (grader/witness.h), on made-up records: no GPU, no child. The
+ * witness itself needs two CUDA contexts and runs on a GPU only
+ * (the adversarial cases that forge a speed test's record). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "../witness.h"
+#include "tests.h"
+
+/* A made-up lab: stage 2 held to 1.2x over stage 1, stage 3 to 1.2x over
+ * the faster of stages 1 and 2; a gigabyte a call. */
+static double gigabyte(int stage, int size)
+{
+    (void)stage, (void)size;
+    return 1.0;
+}
+
+static const lab_stage stages[] = {
+    {.title = "a", .symbol = "a"},
+    {.title = "b", .symbol = "b"},
+    {.title = "c", .symbol = "c", .points_speed = 5, .min_speedup = 1.2, LAB_BASES(1)},
+    {.title = "d", .symbol = "d", .points_speed = 5, .min_speedup = 1.2, LAB_BASES(1, 2)},
+};
+static const lab_spec spec = {
+    .number = 9, .name = "made-up", .n_stages = 4, .stages = stages, .unit = "GB/s",
+    .ceiling_name = "copy", .work = gigabyte,
+};
+
+/* What an honest child records of stage 2: its median, its base's (stage 1)
+ * and the ceiling's, and the speedup those give. */
+static test_record rec_of(double stage_ms, double base_ms, double ceiling_ms)
+{
+    test_record r;
+    memset(&r, 0, sizeof r);
+    r.state = STATE_FINISHED;
+    r.graded = 1;
+    r.v = V_PASS;
+    r.timed = 1;
+    r.reps = 20;
+    r.median_ms = r.wall_ms = stage_ms;
+    r.base = 1;
+    r.base_ms = base_ms;
+    r.speedup = base_ms / stage_ms;
+    r.ceiling_ms = ceiling_ms;
+    return r;
+}
+
+/* What its witness saw of the same calls: 2 warm-ups (slow) and 20 windows,
+ * each the call plus a hand-off of 0.2870 to 0.2900 ms. */
+static void saw(witness_record *w, int role, double call_ms, int calls)
+{
+    for (int i = 0; i < calls; i++) {
+        double ms = i < 2 ? 5 * call_ms + 1 : call_ms + 0.2885 + 0.001 * ((i % 3) - 1);
+        if (w->calls[role] < WITNESS_SAMPLES)
+            w->ms[role][w->calls[role]] = (float)ms;
+        w->calls[role]++;
+    }
+}
+
+static witness_record witness_of(double stage_ms, double base_ms, double ceiling_ms)
+{
+    witness_record w;
+    memset(&w, 0, sizeof w);
+    w.state = WITNESS_READY;
+    w.expected_calls = 22;
+    w.warmups = 2;
+    w.handoff_lo_ms = 0.2870;
+    w.handoff_hi_ms = 0.2900;
+    saw(&w, 2, stage_ms, 22);
+    saw(&w, 1, base_ms, 22);
+    saw(&w, WITNESS_CEILING, ceiling_ms, 22);
+    return w;
+}
+
+START_TEST(honest_records_stand)
+{
+    char msg[VERDICT_MSG];
+    /* From 20 us to 20 ms a call, the record as the witness saw it. */
+    const double ms[] = {0.020, 0.140, 1.0, 2.7, 20.0};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        test_record r = rec_of(ms[i], 1.6 * ms[i], 0.9 * ms[i]);
+        witness_record w = witness_of(ms[i], 1.6 * ms[i], 0.9 * ms[i]);
+        ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+        ck_assert_str_eq(msg, "");
+        /* A hand-off 10 us longer or shorter in the timed calls than when
+         * measured (the H200's spread is 4 us) still stands. */
+        double d = 0.010;
+        witness_record longer = witness_of(ms[i] + d, 1.6 * ms[i] + d, 0.9 * ms[i] + d);
+        ck_assert_int_eq(witness_judge(&spec, 2, &r, &longer, msg, sizeof msg), V_PASS);
+        witness_record shorter = witness_of(ms[i] - d, 1.6 * ms[i] - d, 0.9 * ms[i] - d);
+        ck_assert_int_eq(witness_judge(&spec, 2, &r, &shorter, msg, sizeof msg), V_PASS);
+    }
+}
+END_TEST
+
+START_TEST(times_the_witness_did_not_see_are_rejected)
+{
+    char msg[VERDICT_MSG];
+    /* The record says 1.0 ms, the witness saw 1.5 ms calls: a forged time. */
+    test_record r = rec_of(1.0, 1.6, 0.9);
+    witness_record w = witness_of(1.5, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "says the stage took 1.0000 ms a call"));
+    ck_assert_ptr_nonnull(strstr(msg, "measured 1.5000 ms"));
+    /* Just outside the slack (8% and twice the hand-off's spread) and inside it. */
+    w = witness_of(1.0 / 0.9, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    w = witness_of(1.05, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+    /* Slower than seen is no better: a million milliseconds. */
+    r.median_ms = 1e6;
+    w = witness_of(1.0, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* The base or the ceiling made to look slow. */
+    r = rec_of(1.0, 2.5, 0.9);
+    w = witness_of(1.0, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "says its base took 2.5000 ms"));
+    r = rec_of(1.0, 1.6, 1.5);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "says the ceiling took 1.5000 ms"));
+}
+END_TEST
+
+START_TEST(the_verdict_is_decided_again)
+{
+    char msg[VERDICT_MSG];
+    /* Honest times, a PASS and a speedup of 5 written over them. */
+    test_record r = rec_of(1.0, 1.6, 0.9);
+    r.speedup = 5;
+    witness_record w = witness_of(1.0, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "gives a speedup of 5.00x"));
+    /* Honest times that fall short (1.10x of the 1.2x needed), and a PASS. */
+    r = rec_of(1.0, 1.1, 0.9);
+    w = witness_of(1.0, 1.1, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_SLOW);
+    ck_assert_ptr_nonnull(strstr(msg, "1.10x over stage 1"));
+    /* Faster than the ceiling by more than noise: IMPOSSIBLE. */
+    r = rec_of(0.5, 1.6, 0.9);
+    w = witness_of(0.5, 1.6, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_IMPOSSIBLE);
+}
+END_TEST
+
+START_TEST(calls_around_the_witness_are_rejected)
+{
+    char msg[VERDICT_MSG];
+    test_record r = rec_of(1.0, 1.6, 0.9);
+    /* A PASS written before any call (from the library's constructor). */
+    witness_record none;
+    memset(&none, 0, sizeof none);
+    none.state = WITNESS_READY;
+    none.expected_calls = 22;
+    none.warmups = 2;
+    test_record early = r;
+    early.reps = 0;
+    early.base = -1;
+    early.ceiling_ms = 0;
+    ck_assert_int_eq(witness_judge(&spec, 2, &early, &none, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "only 0 of the stage's 22 timed calls"));
+    /* Fewer witnessed calls than the test makes. */
+    witness_record w = witness_of(1.0, 1.6, 0.9);
+    w.calls[2] = 5;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* A base that is none of the stage's, or none at all. */
+    w = witness_of(1.0, 1.6, 0.9);
+    test_record other = r;
+    other.base = 0;
+    ck_assert_int_eq(witness_judge(&spec, 2, &other, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "against stage 0, which is not one of its bases"));
+    other.base = -1;
+    ck_assert_int_eq(witness_judge(&spec, 2, &other, &w, msg, sizeof msg), V_REJECTED);
+    /* The ceiling's calls not witnessed. */
+    w.calls[WITNESS_CEILING] = 2;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* Of two bases, the slower one named. */
+    test_record d = rec_of(1.0, 2.0, 0.9);
+    d.base = 2;
+    witness_record w3 = witness_of(1.0, 1.3, 0.9); /* stage 1 at 1.3 ms */
+    w3.calls[2] = 0;
+    saw(&w3, 2, 2.0, 22); /* stage 2 at 2.0 ms */
+    saw(&w3, 3, 1.0, 22); /* the stage itself */
+    ck_assert_int_eq(witness_judge(&spec, 3, &d, &w3, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "timed stage 1 faster"));
+    d.base = 1;
+    d.base_ms = 1.3;
+    d.speedup = 1.3;
+    ck_assert_int_eq(witness_judge(&spec, 3, &d, &w3, msg, sizeof msg), V_PASS);
+}
+END_TEST
+
+START_TEST(wrong_outputs_and_a_broken_exchange)
+{
+    char msg[VERDICT_MSG];
+    test_record r = rec_of(1.0, 1.6, 0.9);
+    witness_record w = witness_of(1.0, 1.6, 0.9);
+    w.wrong[2] = 3;
+    snprintf(w.wrong_msg, sizeof w.wrong_msg, "out[0][1] (element 1) does not hold its input's value.");
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 22 timed calls"));
+    ck_assert_ptr_nonnull(strstr(msg, "kept from an earlier call"));
+    w = witness_of(1.0, 1.6, 0.9);
+    w.wrong[1] = 1;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(msg, "Fix stage 1 first"));
+    w = witness_of(1.0, 1.6, 0.9);
+    w.wrong[WITNESS_CEILING] = 1;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    w = witness_of(1.0, 1.6, 0.9);
+    w.broken = 1;
+    snprintf(w.why, sizeof w.why, "a message the grader does not send (7)");
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "a message the grader does not send (7)"));
+}
+END_TEST
+
+START_TEST(only_a_witnessed_pass_is_judged)
+{
+    char msg[VERDICT_MSG];
+    test_record r = rec_of(1.0, 1.6, 0.9);
+    witness_record w = witness_of(1.5, 1.6, 0.9);
+    w.state = WITNESS_UNAVAILABLE; /* no witness: timed as before */
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+    w.state = WITNESS_NONE;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+    w.state = WITNESS_READY; /* a failed test stays as it failed */
+    r.v = V_SLOW;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+    w.wrong[2] = 1; /* unless the witness saw wrong outputs: a slow stage is wrong then */
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
+    r.v = V_TIMEOUT;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+}
+END_TEST
+
+START_TEST(settle_demotes_and_reports)
+{
+    static lab_results res;
+    memset(&res, 0, sizeof res);
+    res.t[2][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    res.witness[2] = witness_of(1.5, 1.6, 0.9);
+    res.t[1][TEST_PERF] = rec_of(1.6, 2.0, 0.9);
+    res.witness[1].state = WITNESS_UNAVAILABLE;
+    snprintf(res.witness[1].why, sizeof res.witness[1].why, "no interprocess events");
+    char why[200];
+    ck_assert_int_eq(witness_settle(&spec, &res, why, sizeof why), 1);
+    ck_assert_str_eq(why, "no interprocess events");
+    ck_assert_int_eq(res.t[2][TEST_PERF].v, V_REJECTED);
+    ck_assert_int_eq(res.t[1][TEST_PERF].v, V_PASS);
+}
+END_TEST
+
+START_TEST(median_of_the_windows)
+{
+    witness_record w;
+    memset(&w, 0, sizeof w);
+    ck_assert_double_eq(witness_median(&w, 3), 0);
+    const float v[] = {3, 1, 2, 10};
+    for (int i = 0; i < 4; i++)
+        w.ms[3][i] = v[i];
+    w.calls[3] = 3;
+    ck_assert_double_eq_tol(witness_median(&w, 3), 2, 1e-9);
+    w.calls[3] = 4;
+    ck_assert_double_eq_tol(witness_median(&w, 3), 2.5, 1e-9);
+    w.warmups = 2; /* the first two left out: 2 and 10 */
+    ck_assert_double_eq_tol(witness_median(&w, 3), 6, 1e-9);
+    w.warmups = 0;
+    w.calls[3] = 1000; /* more calls than samples kept: the samples kept */
+    for (int i = 4; i < WITNESS_SAMPLES; i++)
+        w.ms[3][i] = 5;
+    ck_assert_double_eq_tol(witness_median(&w, 3), 5, 1e-9);
+}
+END_TEST
+
+Suite *make_witness_suite(void)
+{
+    Suite *s = suite_create("witness");
+    TCase *tc = tcase_create("judge");
+    tcase_add_test(tc, honest_records_stand);
+    tcase_add_test(tc, times_the_witness_did_not_see_are_rejected);
+    tcase_add_test(tc, the_verdict_is_decided_again);
+    tcase_add_test(tc, calls_around_the_witness_are_rejected);
+    tcase_add_test(tc, wrong_outputs_and_a_broken_exchange);
+    tcase_add_test(tc, only_a_witnessed_pass_is_judged);
+    tcase_add_test(tc, settle_demotes_and_reports);
+    tcase_add_test(tc, median_of_the_windows);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,910 @@
+/* witness.c: the timing witness of a speed test (witness.h). */
+#define _GNU_SOURCE
+#include "witness.h"
+
+#include <cuda.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../common/timing.h"
+#include "ceiling.h"
+#include "ceilings/ceilings.h"
+#include "decide.h"
+#include "gbuf.h"
+#include "patch.h"
+
+/* Hand-offs measured before the library is loaded, and how many of them
+ * count (the first ones start things up). */
+#define CALIBRATIONS 16
+#define CALIBRATION_WARMUP 4
+/* How long the child waits for an answer of the witness, which prepares a
+ * call's input (a few milliseconds) or starts CUDA (a second or so). */
+#define ANSWER_MS 60000
+
+enum op {
+    OP_HELLO = 1, /* witness: it has started; child: a test buffer's handle */
+    OP_CAL,       /* child: a hand-off around nothing */
+    OP_CALDONE,   /* child: the hand-offs are done */
+    OP_BUF,       /* child: the graded input and output */
+    OP_CALL,      /* child: a timed call of role */
+    OP_QUEUED,    /* child: the call is queued behind the witness's start event */
+    OP_READY,     /* witness: the stream may wait on the start event */
+    OP_DONE,      /* witness: the call is timed and checked */
+    OP_FAIL,      /* witness: it cannot go on (why in text) */
+};
+
+typedef struct wmsg {
+    int op;
+    int role;
+    uint32_t seq; /* READY: the number the child's stream waits for */
+    cudaIpcMemHandle_t mem[2];
+    uint64_t off[2];
+    char text[200];
+} wmsg;
+
+/* The page the two processes share, with two words in it: go, which the
+ * witness's stream sets to a call's number once it has loaded the call's
+ * input, and which the child's stream waits for; done, which the child's
+ * stream sets behind the call, and which the witness's stream waits for
+ * before its stop event. Both are written by the GPU (stream memory
+ * operations) and mapped into each process's context. */
+typedef struct shared_words {
+    uint32_t go;
+    uint32_t pad[15];
+    uint32_t done;
+} shared_words;
+
+typedef CUresult wait_value_fn(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+typedef CUresult write_value_fn(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+
+struct witness {
+    int sock;
+    int active;
+    shared_words *words;
+    CUdeviceptr d_go, d_done;
+    wait_value_fn *wait_value;
+    write_value_fn *write_value;
+    uint32_t seq; /* the call in flight */
+    witness_record *rec;
+};
+
+/* The driver's stream memory operations, through the runtime; 0 or -1. */
+static int memops(wait_value_fn **wait, write_value_fn **write)
+{
+    void *fn[2] = {NULL, NULL};
+    const char *name[2] = {"cuStreamWaitValue32", "cuStreamWriteValue32"};
+    for (int i = 0; i < 2; i++) {
+        enum cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion(name[i], &fn[i], 12000,
+                                                         cudaEnableDefault, &q);
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn[i])
+            return -1;
+    }
+    memcpy(wait, &fn[0], sizeof fn[0]);
+    memcpy(write, &fn[1], sizeof fn[1]);
+    return 0;
+}
+
+/* The shared page, pinned and mapped for this process's context. */
+static cudaError_t map_words(shared_words *words, CUdeviceptr *d_go, CUdeviceptr *d_done)
+{
+    cudaError_t e = cudaHostRegister(words, 4096, cudaHostRegisterMapped);
+    void *d = NULL;
+    if (e == cudaSuccess)
+        e = cudaHostGetDevicePointer(&d, words, 0);
+    if (e == cudaSuccess) {
+        *d_go = (CUdeviceptr)(uintptr_t)d + offsetof(shared_words, go);
+        *d_done = (CUdeviceptr)(uintptr_t)d + offsetof(shared_words, done);
+    }
+    return e;
+}
+
+static int send_msg(int fd, const wmsg *m)
+{
+    ssize_t w;
+    do
+        w = send(fd, m, sizeof *m, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    return w == (ssize_t)sizeof *m ? 0 : -1;
+}
+
+/* One message within ms milliseconds (-1: no limit); 0, -1 when none came
+ * (the other side ended, or the time ran out), or -2 when what came is not
+ * one of ours. */
+static int recv_msg(int fd, wmsg *m, int ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    int r;
+    do
+        r = poll(&p, 1, ms);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0)
+        return -1;
+    ssize_t got;
+    do
+        got = recv(fd, m, sizeof *m, 0);
+    while (got < 0 && errno == EINTR);
+    return got == (ssize_t)sizeof *m ? 0 : got <= 0 ? -1 : -2;
+}
+
+static void say(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the witness's side ---- */
+
+typedef struct wside {
+    const lab_spec *spec;
+    int stage, size;
+    witness_record *rec;
+    int sock;
+    cudaStream_t s;
+    cudaEvent_t e0, ego, e1; /* start; the child's go; stop */
+    volatile uint32_t *flag; /* the gate: the stream waits until it reaches the call's number */
+    CUdeviceptr d_flag;
+    uint32_t gate;
+    shared_words *words;
+    CUdeviceptr d_go, d_done;
+    wait_value_fn *wait_value;
+    write_value_fn *write_value;
+    devcheck_fill_fn *fill;
+    l2_flusher flush;
+    void *own_in;           /* the witness's copy of each call's input */
+    void *snap_in, *snap_out; /* the graded buffers as they were at the stop event */
+    size_t in_bytes, out_bytes;
+    void *in, *out;         /* the graded buffers, mapped from the child; before that,
+                             * scratch buffers of the same size (the hand-off's) */
+    int attached;
+    float cal[CALIBRATIONS], cal_full[CALIBRATIONS];
+    float last_full; /* the last call's whole window, its input's loading included */
+    int n_cal;
+} wside;
+
+static void w_unavailable(wside *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->rec->why, sizeof w->rec->why, fmt, ap);
+    va_end(ap);
+    w->rec->state = WITNESS_UNAVAILABLE;
+    wmsg m = {.op = OP_FAIL};
+    snprintf(m.text, sizeof m.text, "%s", w->rec->why);
+    send_msg(w->sock, &m);
+    _exit(0);
+}
+
+/* After calibration: the child broke the protocol. */
+static void w_broken(wside *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->rec->why, sizeof w->rec->why, fmt, ap);
+    va_end(ap);
+    w->rec->broken = 1;
+    wmsg m = {.op = OP_FAIL};
+    snprintf(m.text, sizeof m.text, "%s", w->rec->why);
+    send_msg(w->sock, &m);
+    _exit(0);
+}
+
+static void w_start(wside *w)
+{
+    cudaError_t e = cudaSetDevice(0);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&w->s, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&w->e0);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&w->e1);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&w->ego);
+    void *h = NULL;
+    if (e == cudaSuccess)
+        e = cudaHostAlloc(&h, 64, cudaHostAllocMapped);
+    void *d = NULL;
+    if (e == cudaSuccess)
+        e = cudaHostGetDevicePointer(&d, h, 0);
+    if (e != cudaSuccess)
+        w_unavailable(w, "CUDA: %s", cudaGetErrorString(e));
+    w->flag = h;
+    *w->flag = 0;
+    w->d_flag = (CUdeviceptr)(uintptr_t)d;
+    if (memops(&w->wait_value, &w->write_value) != 0)
+        w_unavailable(w, "no stream memory operations in this driver");
+    e = map_words(w->words, &w->d_go, &w->d_done);
+    if (e != cudaSuccess)
+        w_unavailable(w, "the page shared with the test cannot be mapped: %s",
+                      cudaGetErrorString(e));
+    static const char *const fill_sym[] = {"devcheck_fill"};
+    void *fill = NULL;
+    char why[200];
+    if (ceiling_load("devcheck", fill_sym, &fill, 1, why, sizeof why) != 0)
+        w_unavailable(w, "%s", why);
+    w->fill = (devcheck_fill_fn *)fill;
+    w->spec->witness->bytes(w->size, &w->in_bytes, &w->out_bytes);
+    e = l2_flusher_init(&w->flush);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&w->own_in, w->in_bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&w->in, w->in_bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&w->out, w->out_bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&w->snap_in, w->in_bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&w->snap_out, w->out_bytes);
+    if (e != cudaSuccess)
+        w_unavailable(w, "CUDA: %s", cudaGetErrorString(e));
+    uint64_t probe;
+    if (getrandom(&probe, sizeof probe, 0) != (ssize_t)sizeof probe)
+        w_unavailable(w, "no random numbers from the system");
+}
+
+/* Waits for e1 (behind the child's call) and gives the window in ms: from
+ * the child's go to the stop event (the call and the two switches between the
+ * contexts). The whole window, the input's loading included, is kept in
+ * last_full. */
+static float w_window(wside *w)
+{
+    float ms = 0, full = 0;
+    cudaError_t e = cudaEventSynchronize(w->e1);
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(&ms, w->ego, w->e1);
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(&full, w->e0, w->e1);
+    if (e != cudaSuccess)
+        w_broken(w, "the witness's own timing failed: %s", cudaGetErrorString(e));
+    w->last_full = full;
+    return ms;
+}
+
+/* The stream held at the gate until the child has queued its call; then
+ * the start event, a fresh input (in the witness's copy and in the graded
+ * buffer), the output poisoned, L2 flushed, and the child's go. The input is
+ * written inside the window, after the start event: a call that starts early
+ * (its stream let go some other way) finds no input yet. */
+static void w_hold(wside *w)
+{
+    w->gate++;
+    CUresult r = w->wait_value((CUstream)w->s, w->d_flag, w->gate, CU_STREAM_WAIT_VALUE_GEQ);
+    cudaError_t e = r == CUDA_SUCCESS ? cudaEventRecord(w->e0, w->s) : cudaErrorUnknown;
+    uint64_t seed; /* a new one from the system for every call: no call foretells another */
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+        w_broken(w, "no random numbers from the system");
+    if (e == cudaSuccess)
+        e = (cudaError_t)w->fill(w->own_in, w->in_bytes / 4, seed, w->s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(w->in, w->own_in, w->in_bytes, cudaMemcpyDeviceToDevice, w->s);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(w->out, 0xff, w->out_bytes, w->s);
+    if (e == cudaSuccess)
+        e = l2_flush(&w->flush, w->s);
+    if (e == cudaSuccess &&
+        w->write_value((CUstream)w->s, w->d_go, w->gate, CU_STREAM_WRITE_VALUE_DEFAULT) !=
+            CUDA_SUCCESS)
+        e = cudaErrorUnknown;
+    if (e == cudaSuccess)
+        e = cudaEventRecord(w->ego, w->s);
+    if (e != cudaSuccess)
+        w_broken(w, "the witness could not prepare a call: %s", cudaGetErrorString(e));
+}
+
+/* The child has queued its call: the stop event behind it, and right behind
+ * that, in the same stream, copies of the graded buffers as they are then,
+ * which the checks read (a call whose done was set early, before its work,
+ * is checked on what it had written by the stop event); then the gate open. */
+static float w_release(wside *w)
+{
+    cudaError_t e = w->wait_value((CUstream)w->s, w->d_done, w->gate, CU_STREAM_WAIT_VALUE_GEQ) ==
+                            CUDA_SUCCESS
+                        ? cudaSuccess
+                        : cudaErrorUnknown;
+    if (e == cudaSuccess)
+        e = cudaEventRecord(w->e1, w->s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(w->snap_out, w->out, w->out_bytes, cudaMemcpyDeviceToDevice, w->s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(w->snap_in, w->in, w->in_bytes, cudaMemcpyDeviceToDevice, w->s);
+    __atomic_store_n(w->flag, w->gate, __ATOMIC_SEQ_CST);
+    if (e != cudaSuccess)
+        w_broken(w, "the witness could not wait for the call: %s", cudaGetErrorString(e));
+    return w_window(w);
+}
+
+static void w_expect(wside *w, wmsg *m, int op)
+{
+    int r = recv_msg(w->sock, m, -1);
+    if (r == -1)
+        _exit(0); /* the child has ended: the call counts say the rest */
+    if (r != 0)
+        w_broken(w, "a message the grader does not send (%d bytes)", (int)sizeof *m);
+    if (m->op != op)
+        w_broken(w, "a message the grader does not send (%d, expected %d)", m->op, op);
+}
+
+/* One call's window: the stream held and the input loaded, the child told
+ * which number its stream waits for, its call queued, the window timed. */
+static float w_handoff(wside *w)
+{
+    wmsg m = {.op = OP_READY};
+    w_hold(w);
+    m.seq = w->gate;
+    send_msg(w->sock, &m);
+    w_expect(w, &m, OP_QUEUED);
+    return w_release(w);
+}
+
+static void w_calibrate(wside *w)
+{
+    wmsg m = {.op = OP_DONE};
+    float ms = w_handoff(w);
+    if (w->n_cal < CALIBRATIONS) {
+        w->cal_full[w->n_cal] = w->last_full;
+        w->cal[w->n_cal++] = ms;
+    }
+    send_msg(w->sock, &m);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void w_calibrated(wside *w)
+{
+    if (w->n_cal <= CALIBRATION_WARMUP)
+        w_unavailable(w, "the hand-off was measured %d times", w->n_cal);
+    float *c = w->cal + CALIBRATION_WARMUP, *f = w->cal_full + CALIBRATION_WARMUP;
+    int k = w->n_cal - CALIBRATION_WARMUP;
+    qsort(c, (size_t)k, sizeof *c, cmp_float);
+    qsort(f, (size_t)k, sizeof *f, cmp_float);
+    w->rec->handoff_lo_ms = c[0];
+    w->rec->handoff_hi_ms = c[k - 1];
+    w->rec->overhead_ms = f[0];
+    w->rec->state = WITNESS_READY;
+}
+
+typedef CUresult range_fn(CUdeviceptr *base, size_t *size, CUdeviceptr p);
+
+static void w_buffers(wside *w, const wmsg *m)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || !fn)
+        w_broken(w, "the witness cannot measure the graded buffers");
+    range_fn *range;
+    memcpy(&range, &fn, sizeof fn);
+    void *p[2];
+    const size_t need[2] = {w->in_bytes, w->out_bytes};
+    for (int i = 0; i < 2; i++) {
+        cudaError_t e = cudaIpcOpenMemHandle(&p[i], m->mem[i], cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess)
+            w_broken(w, "the witness could not open the graded buffers: %s",
+                     cudaGetErrorString(e));
+        CUdeviceptr base = 0;
+        size_t size = 0;
+        if (range(&base, &size, (CUdeviceptr)(uintptr_t)p[i]) != CUDA_SUCCESS ||
+            m->off[i] > size || size - m->off[i] < need[i])
+            w_broken(w, "a graded buffer smaller than the lab's (%zu bytes at %llu of %zu)",
+                     need[i], (unsigned long long)m->off[i], size);
+    }
+    cudaFree(w->in); /* the hand-off's scratch buffers */
+    cudaFree(w->out);
+    w->in = (char *)p[0] + m->off[0];
+    w->out = (char *)p[1] + m->off[1];
+}
+
+static void w_wrong(wside *w, int role, const char *fmt, ...)
+{
+    w->rec->wrong[role]++;
+    if (w->rec->wrong_msg[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->rec->wrong_msg, sizeof w->rec->wrong_msg, fmt, ap);
+    va_end(ap);
+}
+
+static void w_call(wside *w, const wmsg *m)
+{
+    if (!w->attached)
+        w_broken(w, "a timed call before the graded buffers were handed over");
+    if (m->role < -1 || m->role >= w->spec->n_stages)
+        w_broken(w, "a timed call of no stage (%d)", m->role);
+    int role = m->role < 0 ? WITNESS_CEILING : m->role;
+    float ms = w_handoff(w);
+    witness_record *rec = w->rec;
+    if (rec->calls[role] < WITNESS_SAMPLES)
+        rec->ms[role][rec->calls[role]] = ms;
+    rec->calls[role]++;
+    check_outcome out = {V_PASS, ""};
+    long long bad = w->spec->witness->check(m->role < 0 ? WITNESS_CEILING : m->role, w->size,
+                                            w->snap_out, w->own_in, w->s, &out);
+    if (bad == -2)
+        w_broken(w, "the witness could not check the output: %s", out.msg);
+    if (bad >= 0)
+        w_wrong(w, role, "%s", out.msg);
+    check_outcome in = {V_PASS, ""};
+    bad = devcheck_transpose_on_gpu(w->snap_in, w->own_in, 1, w->in_bytes / 4, 1, w->s, &in);
+    if (bad == -2)
+        w_broken(w, "the witness could not check the input: %s", in.msg);
+    if (bad >= 0)
+        w_wrong(w, role,
+                "the input changed: word %lld of it no longer holds what the call was given. A "
+                "stage may only read its input.",
+                bad);
+    wmsg r = {.op = OP_DONE};
+    send_msg(w->sock, &r);
+}
+
+static void witness_main(wside *w)
+{
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    w_start(w);
+    wmsg m = {.op = OP_HELLO};
+    send_msg(w->sock, &m);
+    if (recv_msg(w->sock, &m, -1) != 0 || m.op != OP_HELLO)
+        _exit(0);
+    void *test = NULL;
+    cudaError_t e = cudaIpcOpenMemHandle(&test, m.mem[0], cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess)
+        w_unavailable(w, "the test's memory does not open here: %s", cudaGetErrorString(e));
+    cudaIpcCloseMemHandle(test);
+    m.op = OP_READY;
+    send_msg(w->sock, &m);
+    for (;;) {
+        int r = recv_msg(w->sock, &m, -1);
+        if (r == -1)
+            _exit(0); /* the child has ended: every finding is in the record */
+        if (r != 0)
+            w_broken(w, "a message the grader does not send (a short one)");
+        switch (m.op) {
+        case OP_CAL:
+            if (w->rec->state == WITNESS_READY)
+                w_broken(w, "a hand-off to measure after the library was loaded");
+            w_calibrate(w);
+            break;
+        case OP_CALDONE:
+            if (w->rec->state == WITNESS_READY)
+                w_broken(w, "the hand-off measured twice");
+            w_calibrated(w);
+            m.op = OP_DONE;
+            send_msg(w->sock, &m);
+            break;
+        case OP_BUF:
+            if (w->rec->state != WITNESS_READY || w->attached)
+                w_broken(w, "the graded buffers handed over twice");
+            w_buffers(w, &m);
+            w->attached = 1;
+            m.op = OP_READY;
+            send_msg(w->sock, &m);
+            break;
+        case OP_CALL:
+            w_call(w, &m);
+            break;
+        default:
+            w_broken(w, "a message the grader does not send (%d)", m.op);
+        }
+    }
+}
+
+/* ---- the child's side ---- */
+
+witness *witness_fork(const lab_spec *spec, int stage, int size, int expected_calls,
+                      int warmups, witness_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->expected_calls = expected_calls;
+    rec->warmups = warmups;
+    /* Until the witness says otherwise (READY once it has measured the
+     * hand-off, or its own reason). */
+    rec->state = WITNESS_UNAVAILABLE;
+    say(rec->why, sizeof rec->why, "it stopped before it was ready");
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        rec->state = WITNESS_UNAVAILABLE;
+        say(rec->why, sizeof rec->why, "no socket pair: %s", strerror(errno));
+        return NULL;
+    }
+    witness *w = calloc(1, sizeof *w);
+    shared_words *words = mmap(NULL, sizeof(shared_words) < 4096 ? 4096 : sizeof(shared_words),
+                               PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (words == MAP_FAILED) {
+        free(w);
+        w = NULL;
+    }
+    pid_t parent = getpid();
+    pid_t pid = w ? fork() : -1;
+    if (pid == 0) {
+        /* The witness: gone with the child, whose own end is not its. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != parent)
+            _exit(0);
+        close(sv[0]);
+        wside ws = {.spec = spec, .stage = stage, .size = size, .rec = rec, .sock = sv[1],
+                    .words = words};
+        witness_main(&ws);
+        _exit(0);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        free(w);
+        rec->state = WITNESS_UNAVAILABLE;
+        say(rec->why, sizeof rec->why, "could not start: %s", strerror(errno));
+        return NULL;
+    }
+    w->sock = sv[0];
+    w->rec = rec;
+    w->words = words;
+    return w;
+}
+
+/* The witness is not used from here on: the socket closed, so that it ends
+ * (an exchange stopped half-way would leave its stream waiting). */
+static int child_fail(witness *w, char *why, size_t n, const char *what, const wmsg *m)
+{
+    if (m && m->op == OP_FAIL)
+        say(why, n, "%s: %s", what, m->text);
+    else
+        say(why, n, "%s: the grader's timing witness did not answer", what);
+    w->active = 0;
+    if (w->sock >= 0)
+        close(w->sock);
+    w->sock = -1;
+    return -1;
+}
+
+int witness_connect(witness *w, cudaStream_t s, char *why, size_t n)
+{
+    if (!w)
+        return -1;
+    wmsg m;
+    if (recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_HELLO)
+        return child_fail(w, why, n, "no timing witness", &m);
+    if (memops(&w->wait_value, &w->write_value) != 0) {
+        say(why, n, "no timing witness: no stream memory operations in this driver");
+        return child_fail(w, why, n, why, NULL);
+    }
+    void *test = NULL;
+    cudaError_t e = map_words(w->words, &w->d_go, &w->d_done);
+    memset(&m, 0, sizeof m);
+    m.op = OP_HELLO;
+    if (e == cudaSuccess)
+        e = cudaMalloc(&test, 4096);
+    if (e == cudaSuccess)
+        e = cudaIpcGetMemHandle(&m.mem[0], test);
+    if (e != cudaSuccess) {
+        char what[120];
+        say(what, sizeof what, "no timing witness: %s", cudaGetErrorString(e));
+        w->active = 0;
+        close(w->sock);
+        w->sock = -1;
+        say(why, n, "%s", what);
+        return -1;
+    }
+    if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_READY) {
+        cudaFree(test);
+        return child_fail(w, why, n, "no timing witness", &m);
+    }
+    cudaFree(test);
+    gpu_timer t;
+    if (gpu_timer_create(&t) != cudaSuccess)
+        return child_fail(w, why, n, "no timing witness", NULL);
+    for (int i = 0; i < CALIBRATIONS; i++) {
+        m.op = OP_CAL;
+        if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 ||
+            m.op != OP_READY)
+            return child_fail(w, why, n, "the timing witness's hand-off", &m);
+        uint32_t seq = m.seq;
+        if (w->wait_value((CUstream)s, w->d_go, seq, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+            return child_fail(w, why, n, "the timing witness's hand-off: a stream wait failed", NULL);
+        gpu_timer_start(&t, s);
+        gpu_timer_stop(&t, s);
+        w->write_value((CUstream)s, w->d_done, seq, CU_STREAM_WRITE_VALUE_DEFAULT);
+        m.op = OP_QUEUED;
+        send_msg(w->sock, &m);
+        cudaStreamSynchronize(s);
+        if (recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_DONE)
+            return child_fail(w, why, n, "the timing witness's hand-off", &m);
+    }
+    gpu_timer_destroy(&t);
+    m.op = OP_CALDONE;
+    if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_DONE)
+        return child_fail(w, why, n, "the timing witness's hand-off", &m);
+    w->active = 1;
+    return 0;
+}
+
+int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, size_t n)
+{
+    if (!witness_active(w))
+        return 0;
+    const gbuf *b[2];
+    spec->witness->buffers(ctx, &b[0], &b[1]);
+    wmsg m = {.op = OP_BUF};
+    for (int i = 0; i < 2; i++) {
+        cudaError_t e = cudaIpcGetMemHandle(&m.mem[i], b[i]->d_base);
+        if (e != cudaSuccess) {
+            say(why, n, "the graded buffers cannot be shared with the timing witness: %s",
+                cudaGetErrorString(e));
+            w->active = 0;
+            return -1;
+        }
+        m.off[i] = (uint64_t)((unsigned char *)b[i]->d - b[i]->d_base);
+    }
+    if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_READY)
+        return child_fail(w, why, n, "the timing witness", &m);
+    return 0;
+}
+
+int witness_active(const witness *w)
+{
+    return w && w->active;
+}
+
+double witness_overhead_ms(const witness *w)
+{
+    return witness_active(w) ? w->rec->overhead_ms : 0;
+}
+
+int witness_wanted(void)
+{
+    const char *v = getenv("CUDA_LABS_WITNESS");
+    return v && strcmp(v, "1") == 0;
+}
+
+int witness_begin(witness *w, int role, cudaStream_t s, char *why, size_t n)
+{
+    wmsg m = {.op = OP_CALL, .role = role};
+    if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_READY)
+        return child_fail(w, why, n, "the timing witness", &m);
+    w->seq = m.seq;
+    if (w->wait_value((CUstream)s, w->d_go, w->seq, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+        return child_fail(w, why, n, "the timing witness: a stream wait failed", NULL);
+    return 0;
+}
+
+void witness_queued(witness *w, cudaStream_t s)
+{
+    w->write_value((CUstream)s, w->d_done, w->seq, CU_STREAM_WRITE_VALUE_DEFAULT);
+    wmsg m = {.op = OP_QUEUED};
+    send_msg(w->sock, &m);
+}
+
+int witness_end(witness *w, char *why, size_t n)
+{
+    wmsg m;
+    if (recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_DONE)
+        return child_fail(w, why, n, "the timing witness", &m);
+    return 0;
+}
+
+/* ---- the parent's side ---- */
+
+double witness_median(const witness_record *w, int role)
+{
+    int k = w->calls[role] < WITNESS_SAMPLES ? w->calls[role] : WITNESS_SAMPLES;
+    int skip = w->warmups > 0 && w->warmups < k ? w->warmups : 0;
+    k -= skip;
+    if (k <= 0)
+        return 0;
+    float v[WITNESS_SAMPLES];
+    memcpy(v, w->ms[role] + skip, (size_t)k * sizeof *v);
+    qsort(v, (size_t)k, sizeof *v, cmp_float);
+    return k % 2 ? v[k / 2] : 0.5 * ((double)v[k / 2 - 1] + v[k / 2]);
+}
+
+/* How far a time of the record may sit from the witness's before the two
+ * contradict each other: 8% of it, at least 25 us, and twice the spread of
+ * the hand-off the witness measured. */
+static double slack(const witness_record *w, double ms)
+{
+    double s = 0.08 * ms;
+    if (s < 0.025)
+        s = 0.025;
+    return s + 2 * (w->handoff_hi_ms - w->handoff_lo_ms);
+}
+
+/* The witness's time of one call of role: the median window less the
+ * hand-off (the middle of its calibrated range); 0 when it saw none. */
+static double seen_ms(const witness_record *w, int role)
+{
+    double m = witness_median(w, role);
+    return m > 0 ? m - 0.5 * (w->handoff_lo_ms + w->handoff_hi_ms) : 0;
+}
+
+/* Whether the record's time ms of what (the stage, its base, the ceiling)
+ * contradicts the witness's, seen; msg says how. */
+static int contradicts(const witness_record *w, double ms, double seen, const char *what,
+                       char *msg, size_t n)
+{
+    if (fabs(ms - seen) <= slack(w, seen))
+        return 0;
+    say(msg, n,
+        "this test's record says %s took %.4f ms a call, but the grader's timing witness, a "
+        "separate process that timed every call, measured %.4f ms (its window less the "
+        "%.4f-%.4f ms of its hand-off). The record was changed from the test's process.",
+        what, ms, seen, w->handoff_lo_ms, w->handoff_hi_ms);
+    return 1;
+}
+
+static int is_base(const lab_stage *st, int b)
+{
+    for (int i = 0; i < st->n_base; i++)
+        if (st->base[i] == b)
+            return 1;
+    return 0;
+}
+
+verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
+                      const witness_record *w, char *msg, size_t n)
+{
+    msg[0] = '\0';
+    if (w->state != WITNESS_READY || rec->state != STATE_FINISHED)
+        return V_PASS;
+    const lab_stage *st = &spec->stages[stage];
+    /* Outputs the witness found wrong outweigh a time: a pass, or a stage
+     * found too slow, is wrong. */
+    if (w->wrong[stage] > 0 && (rec->v == V_PASS || rec->v == V_SLOW)) {
+        say(msg, n,
+            "%d of the stage's %d timed calls gave a wrong output for the fresh input the grader's "
+            "timing witness loaded before it: %s Is an output kept from an earlier call?",
+            w->wrong[stage], w->calls[stage], w->wrong_msg);
+        return V_WRONG;
+    }
+    if (rec->v != V_PASS)
+        return V_PASS;
+    if (w->broken) {
+        say(msg, n,
+            "the grader's timing witness, a separate process that times every call, had to stop: "
+            "%s. Something in the test's process broke the grader's exchange with it.",
+            w->why);
+        return V_REJECTED;
+    }
+    for (int b = 0; b < st->n_base; b++)
+        if (w->wrong[st->base[b]] > 0) {
+            say(msg, n,
+                "not timed: stage %d, which this stage is measured against, gave a wrong output "
+                "in %d of its timed calls (checked by the grader's timing witness): %s Fix stage "
+                "%d first.",
+                st->base[b], w->wrong[st->base[b]], w->wrong_msg, st->base[b]);
+            return V_SKIPPED;
+        }
+    if (w->wrong[WITNESS_CEILING] > 0) {
+        say(msg, n, "the ceiling's output was wrong in a timed call (%s): the grader's own call "
+                    "was changed from the test's process.",
+            w->wrong_msg);
+        return V_REJECTED;
+    }
+    /* Every call the test makes went through the witness. */
+    if (!rec->timed || w->calls[stage] < w->expected_calls) {
+        say(msg, n,
+            "only %d of the stage's %d timed calls went through the grader's timing witness: "
+            "the times in this test's record were not all measured by the grader.",
+            w->calls[stage], w->expected_calls);
+        return V_REJECTED;
+    }
+    int base = rec->base;
+    if (st->n_base > 0 ? !is_base(st, base) : base != -1) {
+        say(msg, n,
+            "this test's record measures the stage against stage %d, which is not one of its "
+            "bases. The record was changed from the test's process.",
+            base);
+        return V_REJECTED;
+    }
+    if (w->calls[WITNESS_CEILING] <= w->warmups || (base >= 0 && w->calls[base] <= w->warmups)) {
+        say(msg, n,
+            "the %s's calls did not go through the grader's timing witness: the times in this "
+            "test's record were not all measured by the grader.",
+            base >= 0 && w->calls[base] <= w->warmups ? "base" : "ceiling");
+        return V_REJECTED;
+    }
+    /* The record's times are the witness's, within the slack. */
+    if (contradicts(w, rec->median_ms, seen_ms(w, stage), "the stage", msg, n) ||
+        contradicts(w, rec->ceiling_ms, seen_ms(w, WITNESS_CEILING), "the ceiling", msg, n))
+        return V_REJECTED;
+    if (base >= 0) {
+        double base_seen = seen_ms(w, base);
+        if (contradicts(w, rec->base_ms, base_seen, "its base", msg, n))
+            return V_REJECTED;
+        for (int b = 0; b < st->n_base; b++) {
+            double other = seen_ms(w, st->base[b]);
+            if (st->base[b] != base && w->calls[st->base[b]] > w->warmups &&
+                other + slack(w, other) < base_seen) {
+                say(msg, n,
+                    "this test's record measures the stage against stage %d, but the grader's "
+                    "timing witness timed stage %d faster (%.4f ms against %.4f ms), and the "
+                    "speedup is over the faster base.",
+                    base, st->base[b], other, base_seen);
+                return V_REJECTED;
+            }
+        }
+        double ratio = rec->median_ms > 0 ? rec->base_ms / rec->median_ms : 0;
+        if (fabs(rec->speedup - ratio) > 0.10 * ratio + 0.02) {
+            say(msg, n,
+                "this test's record gives a speedup of %.2fx, but its own times (%.4f ms for the "
+                "base, %.4f ms for the stage, as the grader's timing witness measured them) give "
+                "%.2fx. The record was changed from the test's process.",
+                rec->speedup, rec->base_ms, rec->median_ms, ratio);
+            return V_REJECTED;
+        }
+    }
+    /* The verdict again, in this process, from those times. */
+    test_record c = *rec;
+    double work = spec->work ? spec->work(stage, lab_timed_size(spec, stage)) : 0;
+    c.throughput = c.median_ms > 0 ? work / (c.median_ms * 1e-3) : 0;
+    c.ceiling_throughput = c.ceiling_ms > 0 ? work / (c.ceiling_ms * 1e-3) : 0;
+    c.pct_ceiling = c.median_ms > 0 ? 100.0 * c.ceiling_ms / c.median_ms : 0;
+    verdict v = decide_timing(spec, stage, &c, 0, msg, n);
+    if (v == V_PASS)
+        v = decide_speed(spec, stage, &c, msg, n);
+    if (v == V_PASS)
+        msg[0] = '\0';
+    return v;
+}
+
+int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n)
+{
+    int unavailable = 0;
+    if (n)
+        why[0] = '\0';
+    for (int s = 0; s < spec->n_stages && s < LAB_MAX_STAGES; s++) {
+        test_record *rec = &res->t[s][TEST_PERF];
+        if (res->witness[s].state == WITNESS_UNAVAILABLE && unavailable++ == 0 && n)
+            snprintf(why, n, "%s", res->witness[s].why);
+        char msg[VERDICT_MSG];
+        verdict v = witness_judge(spec, s, rec, &res->witness[s], msg, sizeof msg);
+        if (v == V_PASS)
+            continue;
+        rec->v = v;
+        snprintf(rec->msg, sizeof rec->msg, "%s", msg);
+    }
+    return unavailable;
+}
+
+void witness_report(FILE *f, const lab_spec *spec, const lab_results *res)
+{
+    int header = 0;
+    for (int s = 0; s < spec->n_stages && s < LAB_MAX_STAGES; s++) {
+        const witness_record *w = &res->witness[s];
+        if (w->state == WITNESS_NONE)
+            continue;
+        if (!header++)
+            fprintf(f, "\n  The timing witness of each speed test (windows: the call and the hand-off):\n");
+        if (w->state != WITNESS_READY) {
+            fprintf(f, "  stage %d: not used: %s\n", s, w->why);
+            continue;
+        }
+        fprintf(f, "  stage %d: hand-off %.4f-%.4f ms;", s, w->handoff_lo_ms, w->handoff_hi_ms);
+        for (int r = 0; r < WITNESS_ROLES; r++)
+            if (w->calls[r] > 0) {
+                if (r == WITNESS_CEILING)
+                    fprintf(f, " ceiling");
+                else
+                    fprintf(f, " stage %d", r);
+                fprintf(f, " %d calls, median %.4f ms%s;", w->calls[r], witness_median(w, r),
+                        w->wrong[r] ? " (some wrong)" : "");
+            }
+        fprintf(f, "%s%s\n", w->broken ? " stopped: " : "", w->broken ? w->why : "");
+    }
+}

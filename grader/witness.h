@@ -1,0 +1,111 @@
+/* witness.h: the timing witness of a speed test.
+ *
+ * A speed test's child loads the lab library, so everything it writes (its
+ * record, the times in it) is only as good as the library lets it be: a
+ * library can change the grader's memory or call its writes. The witness is a
+ * second process of the grader's, forked by the test's child before CUDA
+ * starts and before the library is loaded, that never loads the library. It
+ * has a CUDA context of its own, maps the graded buffers through CUDA's
+ * interprocess memory handles, and shares one page with the child, in which
+ * each process's GPU stream writes and waits for a word (the driver's stream
+ * memory operations). Around every timed call of the child:
+ *
+ *   - its stream waits until the child has queued the call, then records its
+ *     start event; then, inside the window, it writes a fresh input drawn from
+ *     a secret of its own into its own buffer and the graded input, poisons
+ *     the output, flushes L2 and sets go, which the child's stream waits for;
+ *   - the child's stream sets done behind the call, and the witness's stream
+ *     waits for it, records its stop event and copies the graded buffers as
+ *     they are then;
+ *   - it checks those copies against its own input, on the GPU.
+ *
+ * The input is written after the start event, so no work done before the
+ * window can answer the call; contexts on one GPU take turns (without MPS),
+ * so a done set early from the CPU stops the window before the work and
+ * leaves the copies unfinished. The call's time is taken from the witness's
+ * go (an event after the input is loaded) to its stop event, less the two
+ * switches between the contexts (0.287 ms on the H200 in a separate
+ * measurement, within 3 us over 50 calls), measured before the library is
+ * loaded. Its findings go to the test's witness_record in the
+ * results page, which the child cannot write. The parent then holds the
+ * child's record to them (witness_judge): a PASS whose times the witness
+ * contradicts, whose timed outputs were wrong, or that went around the
+ * witness does not stand.
+ *
+ * (CUDA's interprocess events would do the hand-off too, but they live in
+ * /dev/shm, which the child's Landlock rules close.)
+ *
+ * Where the witness cannot start (no stream memory operations or
+ * interprocess memory: some virtual machines and WSL; the fake GPU of the
+ * tests) the test is timed as before and the lab's report says why. A lab
+ * takes part by setting lab_spec.witness; for now only lab 1 does, and the
+ * witness runs only with CUDA_LABS_WITNESS=1 (instructors.md). */
+#ifndef CUDA_LABS_WITNESS_H
+#define CUDA_LABS_WITNESS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <cuda_runtime_api.h>
+
+#include "lab.h"
+#include "results.h"
+
+typedef struct witness witness;
+
+/* Child side, before CUDA and before the library: forks the witness of the
+ * speed test of spec's stage `stage`, timed at size `size`; rec is that
+ * test's witness record in the results page (still writable here).
+ * expected_calls: the calls of the stage the test makes (warm-up and
+ * repetitions), warmups: the first calls of each role that are warm-ups. NULL
+ * when none was forked (rec says why). */
+witness *witness_fork(const lab_spec *spec, int stage, int size, int expected_calls,
+                      int warmups, witness_record *rec);
+/* Child side, once CUDA has started on stream s, before the library is
+ * loaded: meets the witness and measures the hand-off. 0, or -1 with why
+ * filled (the witness is then not used, and its record says so). */
+int witness_connect(witness *w, cudaStream_t s, char *why, size_t n);
+/* Child side: hands the graded buffers of ctx to the witness. 0, or -1 with
+ * why filled. */
+int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, size_t n);
+/* 1 when w times this test's calls. */
+int witness_active(const witness *w);
+/* Around one timed call of role (a stage, or -1 for the ceiling) on stream s:
+ * begin before the call's start event (the witness loads a fresh input, and
+ * s waits for it), queued after its stop event and before any wait for the
+ * GPU, end after that wait (the witness has checked the output). begin and
+ * end return 0, or -1 with why filled when the witness stopped answering. */
+int witness_begin(witness *w, int role, cudaStream_t s, char *why, size_t n);
+void witness_queued(witness *w, cudaStream_t s);
+int witness_end(witness *w, char *why, size_t n);
+
+/* Child side: the part of a witnessed call's wall time that is the
+ * witness's own (its input, its hand-off), measured before the library was
+ * loaded; 0 without a witness. */
+double witness_overhead_ms(const witness *w);
+/* Whether speed tests get a witness in this run: CUDA_LABS_WITNESS=1 in the
+ * environment. Off by default until every lab has one and it has been proven
+ * on GPUs (instructors.md). */
+int witness_wanted(void);
+
+/* Parent side, no CUDA: does the speed test record rec of spec's stage
+ * `stage` stand, held to its witness record w? The record's calls must all
+ * have gone through the witness, its stage, base and ceiling times must be
+ * the witness's (within a slack), its speedup its own times' and its base
+ * the faster one, the timed outputs right; then the verdict is decided again
+ * here from those times. V_PASS when it stands (or when nothing was
+ * witnessed, or the test did not pass), else the verdict it gets instead,
+ * with msg. Pure. */
+verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
+                      const witness_record *w, char *msg, size_t n);
+/* Parent side: every speed test of res that passed, judged so; a test that
+ * does not stand gets the verdict witness_judge gives. Returns the number of
+ * speed tests whose witness could not start, with the first one's reason in
+ * why (n bytes). */
+int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n);
+/* --timings: what each speed test's witness saw, a line a test. */
+void witness_report(FILE *f, const lab_spec *spec, const lab_results *res);
+/* The median of a role's windows (those kept, at most WITNESS_SAMPLES, less
+ * the warm-ups), in ms; 0 when there are none. Pure. */
+double witness_median(const witness_record *w, int role);
+
+#endif
