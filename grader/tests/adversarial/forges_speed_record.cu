@@ -11,7 +11,7 @@
  * lab: 1
  * expect: 5 correctness PASS
  * expect: 5 speed REJECTED
- * expect-output: the grader's timing witness, a separate process
+ * expect-output: the grader's timing witness
  * grade-args: --stage 5
  * grade-env: CUDA_LABS_WITNESS=1
  */
