@@ -121,8 +121,8 @@ static int send_msg(int fd, const wmsg *m)
 }
 
 /* One message within ms milliseconds (-1: no limit); 0, -1 when none came
- * (the other side ended, or the time ran out), or -2 when what came is not
- * one of ours. */
+ * because the other side ended (or an error), -2 when what came is not one of
+ * ours, -3 when the time ran out. */
 static int recv_msg(int fd, wmsg *m, int ms)
 {
     struct pollfd p = {fd, POLLIN, 0};
@@ -130,7 +130,9 @@ static int recv_msg(int fd, wmsg *m, int ms)
     do
         r = poll(&p, 1, ms);
     while (r < 0 && errno == EINTR);
-    if (r <= 0)
+    if (r == 0)
+        return -3;
+    if (r < 0)
         return -1;
     ssize_t got;
     do
@@ -327,6 +329,15 @@ static float w_release(wside *w)
     return w_window(w);
 }
 
+/* The child gave up on the witness before the library was loaded: its
+ * reason is the witness's. After that, it has ended its part. */
+static void w_child_failed(wside *w, const wmsg *m)
+{
+    if (w->rec->state != WITNESS_READY)
+        w_unavailable(w, "%.*s", (int)sizeof m->text, m->text);
+    _exit(0);
+}
+
 static void w_expect(wside *w, wmsg *m, int op)
 {
     int r = recv_msg(w->sock, m, -1);
@@ -334,6 +345,8 @@ static void w_expect(wside *w, wmsg *m, int op)
         _exit(0); /* the child has ended: the call counts say the rest */
     if (r != 0)
         w_broken(w, "a message the grader does not send (%d bytes)", (int)sizeof *m);
+    if (m->op == OP_FAIL)
+        w_child_failed(w, m);
     if (m->op != op)
         w_broken(w, "a message the grader does not send (%d, expected %d)", m->op, op);
 }
@@ -346,6 +359,16 @@ static float w_handoff(wside *w)
     w_hold(w);
     m.seq = w->gate;
     send_msg(w->sock, &m);
+    /* A stage that waits for the GPU inside its call (a synchronous copy)
+     * waits for its stream, which waits for the go: the gate opens after
+     * 100 ms without the call queued, and the window holds that wait. */
+    struct pollfd p = {w->sock, POLLIN, 0};
+    int r;
+    do
+        r = poll(&p, 1, 100);
+    while (r < 0 && errno == EINTR);
+    if (r == 0)
+        __atomic_store_n(w->flag, w->gate, __ATOMIC_SEQ_CST);
     w_expect(w, &m, OP_QUEUED);
     return w_release(w);
 }
@@ -459,11 +482,16 @@ static void w_call(wside *w, const wmsg *m)
 static void witness_main(wside *w)
 {
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    w_start(w);
-    wmsg m = {.op = OP_HELLO};
-    send_msg(w->sock, &m);
-    if (recv_msg(w->sock, &m, -1) != 0 || m.op != OP_HELLO)
+    /* CUDA only once the child has its context: on a GPU in exclusive-process
+     * mode the second context fails, and it is then the witness's. */
+    wmsg m;
+    if (recv_msg(w->sock, &m, -1) != 0)
         _exit(0);
+    if (m.op == OP_FAIL)
+        w_child_failed(w, &m);
+    if (m.op != OP_HELLO)
+        w_unavailable(w, "a message the grader does not send (%d)", m.op);
+    w_start(w);
     void *test = NULL;
     cudaError_t e = cudaIpcOpenMemHandle(&test, m.mem[0], cudaIpcMemLazyEnablePeerAccess);
     if (e != cudaSuccess)
@@ -477,6 +505,8 @@ static void witness_main(wside *w)
             _exit(0); /* the child has ended: every finding is in the record */
         if (r != 0)
             w_broken(w, "a message the grader does not send (a short one)");
+        if (m.op == OP_FAIL)
+            w_child_failed(w, &m);
         switch (m.op) {
         case OP_CAL:
             if (w->rec->state == WITNESS_READY)
@@ -565,11 +595,17 @@ static int child_fail(witness *w, char *why, size_t n, const char *what, const w
 {
     if (m && m->op == OP_FAIL)
         say(why, n, "%s: %s", what, m->text);
-    else
+    else if (m)
         say(why, n, "%s: the grader's timing witness did not answer", what);
+    else if (why != what)
+        say(why, n, "%s", what);
     w->active = 0;
-    if (w->sock >= 0)
+    if (w->sock >= 0) {
+        wmsg f = {.op = OP_FAIL};
+        snprintf(f.text, sizeof f.text, "%s", why);
+        send_msg(w->sock, &f);
         close(w->sock);
+    }
     w->sock = -1;
     return -1;
 }
@@ -579,28 +615,21 @@ int witness_connect(witness *w, cudaStream_t s, char *why, size_t n)
     if (!w)
         return -1;
     wmsg m;
-    if (recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_HELLO)
-        return child_fail(w, why, n, "no timing witness", &m);
+    memset(&m, 0, sizeof m);
     if (memops(&w->wait_value, &w->write_value) != 0) {
-        say(why, n, "no timing witness: no stream memory operations in this driver");
-        return child_fail(w, why, n, why, NULL);
+        say(m.text, sizeof m.text, "no stream memory operations in this driver");
+        return child_fail(w, why, n, m.text, NULL);
     }
     void *test = NULL;
     cudaError_t e = map_words(w->words, &w->d_go, &w->d_done);
-    memset(&m, 0, sizeof m);
     m.op = OP_HELLO;
     if (e == cudaSuccess)
         e = cudaMalloc(&test, 4096);
     if (e == cudaSuccess)
         e = cudaIpcGetMemHandle(&m.mem[0], test);
     if (e != cudaSuccess) {
-        char what[120];
-        say(what, sizeof what, "no timing witness: %s", cudaGetErrorString(e));
-        w->active = 0;
-        close(w->sock);
-        w->sock = -1;
-        say(why, n, "%s", what);
-        return -1;
+        say(m.text, sizeof m.text, "%s", cudaGetErrorString(e));
+        return child_fail(w, why, n, m.text, NULL);
     }
     if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_READY) {
         cudaFree(test);
