@@ -10,10 +10,12 @@
  * each process's GPU stream writes and waits for a word (the driver's stream
  * memory operations). Around every timed call of the child:
  *
- *   - its stream waits until the child has queued the call, then records its
- *     start event; then, inside the window, it writes a fresh input drawn from
- *     a secret of its own into its own buffer and the graded input, poisons
- *     the output, flushes L2 and sets go, which the child's stream waits for;
+ *   - its stream waits until the child has queued the call (or for 100 ms,
+ *     whichever comes first), then records its start event; then, after the
+ *     start event and before the go, it writes a fresh input, from a seed the
+ *     system draws for that call, into its own buffer and the graded input,
+ *     poisons the output, flushes L2, and sets go, which the child's stream
+ *     waits for, with an event of its own;
  *   - the child's stream sets done behind the call, and the witness's stream
  *     waits for it, records its stop event and copies the graded buffers as
  *     they are then;
@@ -24,9 +26,10 @@
  * so a done set early from the CPU stops the window before the work and
  * leaves the copies unfinished. The call's time is taken from the witness's
  * go (an event after the input is loaded) to its stop event, less the two
- * switches between the contexts (0.287 ms on the H200 in a separate
- * measurement, within 3 us over 50 calls), measured before the library is
- * loaded. Its findings go to the test's witness_record in the
+ * switches between the contexts, measured before the library is loaded (with
+ * CUDA's interprocess events instead, the switches took 0.287 ms on the H200,
+ * within 3 us over 50 calls; this hand-off has not been measured on a GPU
+ * yet). Its findings go to the test's witness_record in the
  * results page, which the child cannot write. The parent then holds the
  * child's record to them (witness_judge): a PASS whose times the witness
  * contradicts, whose timed outputs were wrong, or that went around the

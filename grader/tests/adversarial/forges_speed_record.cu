@@ -5,8 +5,8 @@
  * table, read from /proc/self/exe) and the file's descriptor, writes a PASS
  * with a fast time into its own record through that write, which the sandbox
  * lets through, and leaves with the grader's pass code. The grader's timing
- * witness, a process of its own that timed each call, contradicts the time:
- * REJECTED. (Without the witness, which is off unless CUDA_LABS_WITNESS=1,
+ * witness, a process of its own that timed each call, saw fewer calls than
+ * the test makes (and slower ones than the record says): REJECTED. (Without the witness, which is off unless CUDA_LABS_WITNESS=1,
  * this forgery gets full marks: instructors.md.)
  * lab: 1
  * expect: 5 correctness PASS
