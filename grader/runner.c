@@ -705,9 +705,10 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
         else
             audit_compare(cr);
     }
-    cr->wall_ms = wall_ms() - t0;
-    if (cr->witnessed) /* less the witness's own part of the wait: its input and its hand-off */
-        cr->wall_ms = t_synced - t0 - witness_overhead_ms(env->witness);
+    /* A witnessed call's wall time ends with its stream, less the witness's
+     * own part of the wait (its input and its hand-off). */
+    cr->wall_ms = cr->witnessed ? t_synced - t0 - witness_overhead_ms(env->witness)
+                                : wall_ms() - t0;
     float ms = 0;
     if (spec->host_timed)
         cr->event_ms = cr->wall_ms; /* host to host: the clock is the measure */

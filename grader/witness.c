@@ -178,31 +178,34 @@ typedef struct wside {
     int n_cal;
 } wside;
 
-static void w_unavailable(wside *w, const char *fmt, ...)
+/* The witness stops, its reason in its record: marked as unavailable (before
+ * calibration, or the child gave up) or as broken (the child broke the
+ * exchange after it). The child hears the reason too. */
+__attribute__((noreturn)) static void w_stop(wside *w, int broken, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(w->rec->why, sizeof w->rec->why, fmt, ap);
-    va_end(ap);
-    w->rec->state = WITNESS_UNAVAILABLE;
+    if (broken)
+        w->rec->broken = 1;
+    else
+        w->rec->state = WITNESS_UNAVAILABLE;
     wmsg m = {.op = OP_FAIL};
     snprintf(m.text, sizeof m.text, "%s", w->rec->why);
     send_msg(w->sock, &m);
     _exit(0);
 }
 
-/* After calibration: the child broke the protocol. */
-static void w_broken(wside *w, const char *fmt, ...)
+__attribute__((noreturn, format(printf, 2, 3))) static void w_unavailable(wside *w, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->rec->why, sizeof w->rec->why, fmt, ap);
-    va_end(ap);
-    w->rec->broken = 1;
-    wmsg m = {.op = OP_FAIL};
-    snprintf(m.text, sizeof m.text, "%s", w->rec->why);
-    send_msg(w->sock, &m);
-    _exit(0);
+    w_stop(w, 0, fmt, ap);
+}
+
+__attribute__((noreturn, format(printf, 2, 3))) static void w_broken(wside *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    w_stop(w, 1, fmt, ap);
 }
 
 static void w_start(wside *w)

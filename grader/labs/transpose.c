@@ -385,11 +385,18 @@ static void index_text(char *buf, size_t n, const char *name, size_t i, int cols
     snprintf(buf, n, "%s[%zu][%zu]", name, i / (size_t)cols, i % (size_t)cols);
 }
 
+/* Whether stage is the given copy kernel, whose output is its input. */
+static int is_copy_stage(int stage)
+{
+    const int n = (int)(sizeof transpose_stages / sizeof transpose_stages[0]);
+    return stage >= 0 && stage < n && transpose_stages[stage].symbol &&
+           strcmp(transpose_stages[stage].symbol, "transpose_copy") == 0;
+}
+
 static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *out)
 {
     size_t bytes = c->n * sizeof(float);
-    const int is_copy = transpose_stages[stage].symbol &&
-                        strcmp(transpose_stages[stage].symbol, "transpose_copy") == 0;
+    const int is_copy = is_copy_stage(stage);
     const char *out_name = "the output d_out";
 
     if (lab_guard_check(&c->out, out_name, c->n, out) || lab_guard_check(&c->in, "the input d_in", c->n, out))
@@ -484,9 +491,7 @@ static long long witness_check(int role, int size, const void *d_out, const void
                                cudaStream_t s, check_outcome *out)
 {
     int rows = transpose_sizes[size][0], cols = transpose_sizes[size][1];
-    const int is_copy = role == WITNESS_CEILING ||
-                        (role >= 0 && role < (int)(sizeof transpose_stages / sizeof transpose_stages[0]) &&
-                         strcmp(transpose_stages[role].symbol, "transpose_copy") == 0);
+    const int is_copy = role == WITNESS_CEILING || is_copy_stage(role);
     long long bad = devcheck_transpose_on_gpu(d_out, d_in, (size_t)rows, (size_t)cols, is_copy, s,
                                               out);
     if (bad >= 0) {
