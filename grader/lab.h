@@ -111,20 +111,31 @@ typedef struct check_outcome {
 
 /* What the timing witness (grader/witness.h) needs of a lab whose speed
  * tests it times: every timed call gets a fresh input, made by the witness in
- * a buffer of its own and copied into the graded input, and the graded output
- * is checked against that buffer after the call. */
+ * a buffer of its own and copied into the graded input, and the graded
+ * outputs are checked against that buffer after the call. */
+#define WITNESS_OUTS 2 /* an output, and a count where the lab has one */
+typedef struct witness_layout {
+    size_t in_bytes;                /* the input of a call */
+    size_t out_bytes[WITNESS_OUTS]; /* each output's (0: none) */
+    unsigned char poison[WITNESS_OUTS]; /* the byte written over each before a call, as the
+                                         * lab's prepare writes it */
+    int fill;                       /* the input's kind, DEVCHECK_FILL_* (ceilings.h) */
+    double lo, hi;                  /* and its range, as that kind reads them */
+} witness_layout;
 typedef struct lab_witness {
-    /* Child side: the graded input and output of ctx (the buffers of
-     * grader/gbuf.h, guard zones included). */
+    /* Child side: the graded input and outputs of ctx (the buffers of
+     * grader/gbuf.h, guard zones included); out[1] NULL where the lab has
+     * one output. */
     void (*buffers)(lab_ctx *ctx, const struct gbuf **in, const struct gbuf **out);
-    /* Witness side, no lab_ctx: the bytes of the input and the output of a
-     * call at size (what the witness expects the buffers to hold). */
-    void (*bytes)(int size, size_t *in, size_t *out);
-    /* Witness side: checks d_out, what role (a stage, or WITNESS_CEILING)
-     * wrote from the input d_in at size; -1 when it is right, else the number
-     * of wrong words with *out filled (-2: the check itself failed). */
-    long long (*check)(int role, int size, const void *d_out, const void *d_in, cudaStream_t s,
-                       check_outcome *out);
+    /* Witness side, no lab_ctx: what the buffers of the speed test of
+     * `stage` at size hold, and the kind of input to make. */
+    void (*layout)(int stage, int size, witness_layout *l);
+    /* Witness side: checks the outputs d_out that role (a stage, or
+     * WITNESS_CEILING) wrote from the input d_in in the speed test of `stage`
+     * at size; -1 when they are right, else the number of the first wrong
+     * word with *out filled (-2: the check itself failed). */
+    long long (*check)(int role, int stage, int size, const void *const *d_out, const void *d_in,
+                       cudaStream_t s, check_outcome *out);
 } lab_witness;
 
 typedef struct lab_spec {

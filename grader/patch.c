@@ -15,9 +15,15 @@ static devcheck_scatter_fn *scatter;
 static devcheck_verify_fn *verify;
 static devcheck_compare_fn *compare;
 static devcheck_within_fn *within_check;
+static devcheck_sum_fn *sum_check;
+static devcheck_compact_count_fn *compact_count;
+static devcheck_compact_check_fn *compact_check;
 
-static const char *const syms[] = {"devcheck_scatter", "devcheck_verify", "devcheck_compare",
-                                   "devcheck_transpose", "devcheck_scan", "devcheck_within"};
+static const char *const syms[] = {"devcheck_scatter", "devcheck_verify",
+                                   "devcheck_compare", "devcheck_transpose",
+                                   "devcheck_scan",    "devcheck_within",
+                                   "devcheck_sum",     "devcheck_compact_count",
+                                   "devcheck_compact_check"};
 #define N_SYMS ((int)(sizeof syms / sizeof syms[0]))
 
 static int take(void *const *fns)
@@ -28,6 +34,9 @@ static int take(void *const *fns)
     transpose_check = (devcheck_transpose_fn *)fns[3];
     scan_check = (devcheck_scan_fn *)fns[4];
     within_check = (devcheck_within_fn *)fns[5];
+    sum_check = (devcheck_sum_fn *)fns[6];
+    compact_count = (devcheck_compact_count_fn *)fns[7];
+    compact_check = (devcheck_compact_check_fn *)fns[8];
     return 0;
 }
 
@@ -49,7 +58,8 @@ int patch_load_library(const char *path, char *err, size_t n)
 
 static int load(check_outcome *out)
 {
-    if (scatter && verify && compare && transpose_check && scan_check && within_check)
+    if (scatter && verify && compare && transpose_check && scan_check && within_check &&
+        sum_check && compact_count && compact_check)
         return 0;
     void *fns[N_SYMS];
     if (ceiling_load("devcheck", syms, fns, N_SYMS, out->msg, sizeof out->msg) != 0) {
@@ -398,5 +408,90 @@ long long devcheck_within_on_gpu(const float *d_got, const double *d_exact, cons
     return run_check(within_check(d_got, d_exact, d_scale, rows, cols, t1, t2, o->row, o->row_exact,
                                   o->row_scale, o->n_rows, o->col, o->col_exact, o->col_scale,
                                   o->n_cols, check_res_d, s),
+                     s, out);
+}
+
+int devcheck_sum_on_gpu(const float *d_in, size_t n, double *sum, double *sum_abs, cudaStream_t s,
+                        check_outcome *out)
+{
+    static double *d_res, *h_res;
+    if (check_ready(out) != 0)
+        return -1;
+    cudaError_t e = cudaSuccess;
+    if (!d_res) {
+        e = cudaMalloc((void **)&d_res, 2 * sizeof(double));
+        if (e == cudaSuccess)
+            e = cudaMallocHost((void **)&h_res, 2 * sizeof(double));
+        if (e != cudaSuccess) {
+            cudaFree(d_res);
+            d_res = NULL;
+            return fail(out, e, "allocate the buffers that check a sum");
+        }
+    }
+    e = (cudaError_t)sum_check(d_in, n, d_res, s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(h_res, d_res, 2 * sizeof(double), cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess)
+        return fail(out, e, "sum the input on the GPU");
+    *sum = h_res[0];
+    *sum_abs = h_res[1];
+    return 0;
+}
+
+long long devcheck_compact_on_gpu(const int *d_out, const int *d_in, size_t n, size_t *kept,
+                                  cudaStream_t s, check_outcome *out)
+{
+    static uint32_t *d_kept, *h_kept;
+    static uint64_t *d_first, *h_first;
+    static size_t room; /* chunks the buffers hold */
+    if (check_ready(out) != 0)
+        return -2;
+    size_t chunks = (n + DEVCHECK_COMPACT_CHUNK - 1) / DEVCHECK_COMPACT_CHUNK;
+    cudaError_t e = cudaSuccess;
+    if (chunks > room) {
+        cudaFree(d_kept);
+        cudaFree(d_first);
+        cudaFreeHost(h_kept);
+        cudaFreeHost(h_first);
+        d_kept = h_kept = NULL;
+        d_first = h_first = NULL;
+        room = 0;
+        e = cudaMalloc((void **)&d_kept, chunks * sizeof *d_kept);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&d_first, chunks * sizeof *d_first);
+        if (e == cudaSuccess)
+            e = cudaMallocHost((void **)&h_kept, chunks * sizeof *h_kept);
+        if (e == cudaSuccess)
+            e = cudaMallocHost((void **)&h_first, chunks * sizeof *h_first);
+        if (e != cudaSuccess) {
+            fail(out, e, "allocate the buffers that check a compaction");
+            return -2;
+        }
+        room = chunks;
+    }
+    e = (cudaError_t)compact_count(d_in, n, DEVCHECK_COMPACT_CHUNK, d_kept, s);
+    if (e == cudaSuccess && chunks)
+        e = cudaMemcpyAsync(h_kept, d_kept, chunks * sizeof *h_kept, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+        fail(out, e, "count the kept elements on the GPU");
+        return -2;
+    }
+    size_t run = 0;
+    for (size_t c = 0; c < chunks; c++) {
+        h_first[c] = run;
+        run += h_kept[c];
+    }
+    *kept = run;
+    if (chunks)
+        e = cudaMemcpyAsync(d_first, h_first, chunks * sizeof *h_first, cudaMemcpyHostToDevice, s);
+    if (e != cudaSuccess) {
+        fail(out, e, "check the compaction on the GPU");
+        return -2;
+    }
+    return run_check(compact_check(d_out, d_in, n, DEVCHECK_COMPACT_CHUNK, d_first, check_res_d, s),
                      s, out);
 }

@@ -114,6 +114,14 @@ long long devcheck_transpose_on_gpu(const void *d_out, const void *d_in, size_t 
  * seg elements (0: one scan). */
 long long devcheck_scan_on_gpu(const void *d_out, const void *d_in, size_t n, size_t seg,
                                cudaStream_t s, check_outcome *out);
+/* The sum of d_in (n floats) and of their magnitudes, in double: 0, or -1
+ * with out filled (the check itself failed). */
+int devcheck_sum_on_gpu(const float *d_in, size_t n, double *sum, double *sum_abs, cudaStream_t s,
+                        check_outcome *out);
+/* d_out starts with the elements of d_in (n ints) that are > 0, in their
+ * order; *kept = how many there are (d_out's words past them are not read). */
+long long devcheck_compact_on_gpu(const int *d_out, const int *d_in, size_t n, size_t *kept,
+                                  cudaStream_t s, check_outcome *out);
 
 /* d_got (rows x cols floats) is within the tolerance t1 * scale
  * (+ t2 * scale when t2 != 0) of the expected values d_exact, with their

@@ -86,9 +86,14 @@ typedef struct witness_record {
      * (what a window holds besides the call), and the whole wait the child
      * sees, the witness's loading of the input included (overhead_ms). */
     double handoff_lo_ms, handoff_hi_ms, overhead_ms;
-    int calls[WITNESS_ROLES], wrong[WITNESS_ROLES];
+    /* wrong: calls whose output or input was not as it should be; modified:
+     * those of them whose input had changed. */
+    int calls[WITNESS_ROLES], wrong[WITNESS_ROLES], modified[WITNESS_ROLES];
     float ms[WITNESS_ROLES][WITNESS_SAMPLES]; /* each role's first windows, in ms */
-    char wrong_msg[VERDICT_MSG];              /* the first wrong call's finding */
+    char wrong_msg[VERDICT_MSG];              /* the first wrong call's finding (the stage's
+                                               * own first, if it had one) */
+    int wrong_role;                           /* whose it is */
+    char modified_msg[VERDICT_MSG];           /* the first changed input's */
 } witness_record;
 
 typedef struct lab_results {

@@ -32,6 +32,7 @@
 #include "sandbox.h"
 #include "timings.h"
 #include "trace.h"
+#include "labs/lab_util.h"
 #include "witness.h"
 
 #define MAX_RUNS OPT_MAX_LABS
@@ -652,6 +653,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
      * flush, so that at the stage's entry its stream is as busy as in any
      * other call (instructors.md lists what still tells the calls apart). */
     audit = audit && env->audit_ready;
+    const int audit_slot = audit; /* the audited call, whether or not CUPTI starts for it */
     cr->audit_tries = tries + (audit != 0);
     char why[160];
     if (audit && trace_begin(why, sizeof why) != 0) {
@@ -662,7 +664,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
      * loads a fresh input, poisons the output and flushes L2, and holds the
      * stream until the call is queued, which keeps the host's latency out of
      * the measured time as the marker does. */
-    cr->witnessed = !audit && !env->unwitnessed && witness_active(env->witness);
+    cr->witnessed = !audit_slot && !env->unwitnessed && witness_active(env->witness);
     if (cr->witnessed) {
         if (witness_begin(env->witness, stage, env->stream, why, sizeof why) != 0)
             witness_lost(why);
@@ -966,6 +968,20 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
     return below || above;
 }
 
+/* The guard zones of the buffers the timing witness checks (the input and
+ * the outputs); 0, or -1 with out filled (OUT OF BOUNDS). */
+static int witnessed_guards(const lab_spec *spec, lab_ctx *ctx, check_outcome *out)
+{
+    static const char *const names[1 + WITNESS_OUTS] = {"the input d_in", "the output d_out",
+                                                        "the count d_count"};
+    const gbuf *b[1 + WITNESS_OUTS] = {NULL};
+    spec->witness->buffers(ctx, &b[0], &b[1]);
+    for (int i = 0; i < 1 + WITNESS_OUTS; i++)
+        if (b[i] && lab_guard_check(b[i], names[i], b[i]->bytes / 4, out) != 0)
+            return -1;
+    return 0;
+}
+
 /* Calls every function warm-up + reps times, interleaved and in a rotating
  * order (A B C, B C A, ...) so drifts in clock or temperature hit all alike.
  * Checks the output of every call of student code. Returns -1 when all went
@@ -996,7 +1012,10 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
     if (t->stage >= 0 && t->stage == owner)
         note_kernels(rec); /* the stage's own: a timed call may launch others than checked ones */
     /* A witnessed call's output is checked by the witness, against the input
-     * it loaded (the child's own expectation is not that call's input). */
+     * it loaded (the child's own expectation is not that call's input); the
+     * guard zones around its buffers are checked here. */
+    if (t->stage >= 0 && cr->witnessed && witnessed_guards(spec, ctx, out) != 0)
+        return -1;
     if (t->stage >= 0 && !cr->witnessed && spec->check(ctx, t->stage, variant, 0, out) != 0)
         return -1;
     return 0;
@@ -1039,7 +1058,9 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
         const double *bases[LAB_MAX_BASES];
         for (int b = 1; b < nf - 1; b++)
             bases[b - 1] = f[b].ms;
-        if (round + 1 < *reps &&
+        /* A witnessed test makes every call: the witness then knows how many
+         * of each there are (witness_judge), and none can be added. */
+        if (round + 1 < *reps && !witness_active(env->witness) &&
             runner_settled(round + 1, f[0].ms, f[0].wall, bases, nf - 2, f[nf - 1].ms,
                            st ? st->min_speedup : 0, st ? st->min_ceiling : 0,
                            decide_impossible_over(spec, run->sms > 0))) {

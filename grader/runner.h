@@ -32,7 +32,7 @@ typedef struct grade_run {
     int plain_buffers;   /* no guard zones: under compute-sanitizer */
     int sandbox;         /* each child installs the seccomp filter (grader/sandbox.h) */
     int witness;         /* speed tests get a timing witness where the lab has one (witness.h;
-                          * CUDA_LABS_WITNESS=1 for now) */
+                          * unless CUDA_LABS_WITNESS=0) */
     int files;           /* each child sets the Landlock rules on files first: FILES_* (probe.h) */
     int sms;             /* --sms: each child grades in a green context of this many SMs; 0: all */
     int gpu_sms;         /* the GPU's own SM count (with sms: the timeouts grow by gpu_sms/sms) */

@@ -49,8 +49,8 @@ typedef struct wmsg {
     int op;
     int role;
     uint32_t seq; /* READY: the number the child's stream waits for */
-    cudaIpcMemHandle_t mem[2];
-    uint64_t off[2];
+    cudaIpcMemHandle_t mem[1 + WITNESS_OUTS]; /* BUF: the input, then each output */
+    uint64_t off[1 + WITNESS_OUTS];
     char text[200];
 } wmsg;
 
@@ -167,11 +167,11 @@ typedef struct wside {
     write_value_fn *write_value;
     devcheck_fill_fn *fill;
     l2_flusher flush;
-    void *own_in;           /* the witness's copy of each call's input */
-    void *snap_in, *snap_out; /* the graded buffers as they were at the stop event */
-    size_t in_bytes, out_bytes;
-    void *in, *out;         /* the graded buffers, mapped from the child; before that,
-                             * scratch buffers of the same size (the hand-off's) */
+    witness_layout lay;  /* what the buffers hold, and the input's kind */
+    void *own_in;        /* the witness's copy of each call's input */
+    void *snap_in, *snap_out[WITNESS_OUTS]; /* the graded buffers as they were at the stop event */
+    void *in, *out[WITNESS_OUTS]; /* the graded buffers, mapped from the child; before that,
+                                   * scratch buffers of the same size (the hand-off's) */
     int attached;
     float cal[CALIBRATIONS], cal_full[CALIBRATIONS];
     float last_full; /* the last call's whole window, its input's loading included */
@@ -242,18 +242,20 @@ static void w_start(wside *w)
     if (ceiling_load("devcheck", fill_sym, &fill, 1, why, sizeof why) != 0)
         w_unavailable(w, "%s", why);
     w->fill = (devcheck_fill_fn *)fill;
-    w->spec->witness->bytes(w->size, &w->in_bytes, &w->out_bytes);
+    w->spec->witness->layout(w->stage, w->size, &w->lay);
     e = l2_flusher_init(&w->flush);
     if (e == cudaSuccess)
-        e = cudaMalloc(&w->own_in, w->in_bytes);
+        e = cudaMalloc(&w->own_in, w->lay.in_bytes);
     if (e == cudaSuccess)
-        e = cudaMalloc(&w->in, w->in_bytes);
+        e = cudaMalloc(&w->in, w->lay.in_bytes);
     if (e == cudaSuccess)
-        e = cudaMalloc(&w->out, w->out_bytes);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&w->snap_in, w->in_bytes);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&w->snap_out, w->out_bytes);
+        e = cudaMalloc(&w->snap_in, w->lay.in_bytes);
+    for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
+        if (w->lay.out_bytes[i]) {
+            e = cudaMalloc(&w->out[i], w->lay.out_bytes[i]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&w->snap_out[i], w->lay.out_bytes[i]);
+        }
     if (e != cudaSuccess)
         w_unavailable(w, "CUDA: %s", cudaGetErrorString(e));
     uint64_t probe;
@@ -293,11 +295,13 @@ static void w_hold(wside *w)
     if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
         w_broken(w, "no random numbers from the system");
     if (e == cudaSuccess)
-        e = (cudaError_t)w->fill(w->own_in, w->in_bytes / 4, seed, w->s);
+        e = (cudaError_t)w->fill(w->own_in, w->lay.in_bytes / 4, seed, w->lay.fill, w->lay.lo,
+                                 w->lay.hi, w->s);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(w->in, w->own_in, w->in_bytes, cudaMemcpyDeviceToDevice, w->s);
-    if (e == cudaSuccess)
-        e = cudaMemsetAsync(w->out, 0xff, w->out_bytes, w->s);
+        e = cudaMemcpyAsync(w->in, w->own_in, w->lay.in_bytes, cudaMemcpyDeviceToDevice, w->s);
+    for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
+        if (w->lay.out_bytes[i])
+            e = cudaMemsetAsync(w->out[i], w->lay.poison[i], w->lay.out_bytes[i], w->s);
     if (e == cudaSuccess)
         e = l2_flush(&w->flush, w->s);
     if (e == cudaSuccess &&
@@ -322,10 +326,12 @@ static float w_release(wside *w)
                         : cudaErrorUnknown;
     if (e == cudaSuccess)
         e = cudaEventRecord(w->e1, w->s);
+    for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
+        if (w->lay.out_bytes[i])
+            e = cudaMemcpyAsync(w->snap_out[i], w->out[i], w->lay.out_bytes[i],
+                                cudaMemcpyDeviceToDevice, w->s);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(w->snap_out, w->out, w->out_bytes, cudaMemcpyDeviceToDevice, w->s);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(w->snap_in, w->in, w->in_bytes, cudaMemcpyDeviceToDevice, w->s);
+        e = cudaMemcpyAsync(w->snap_in, w->in, w->lay.in_bytes, cudaMemcpyDeviceToDevice, w->s);
     __atomic_store_n(w->flag, w->gate, __ATOMIC_SEQ_CST);
     if (e != cudaSuccess)
         w_broken(w, "the witness could not wait for the call: %s", cudaGetErrorString(e));
@@ -405,6 +411,14 @@ static void w_calibrated(wside *w)
     w->rec->handoff_hi_ms = c[k - 1];
     w->rec->overhead_ms = f[0];
     w->rec->state = WITNESS_READY;
+    /* The hand-off's scratch buffers are not needed again: their memory goes
+     * back before the test allocates its own. */
+    cudaFree(w->in);
+    w->in = NULL;
+    for (int i = 0; i < WITNESS_OUTS; i++) {
+        cudaFree(w->out[i]);
+        w->out[i] = NULL;
+    }
 }
 
 typedef CUresult range_fn(CUdeviceptr *base, size_t *size, CUdeviceptr p);
@@ -419,9 +433,13 @@ static void w_buffers(wside *w, const wmsg *m)
         w_broken(w, "the witness cannot measure the graded buffers");
     range_fn *range;
     memcpy(&range, &fn, sizeof fn);
-    void *p[2];
-    const size_t need[2] = {w->in_bytes, w->out_bytes};
-    for (int i = 0; i < 2; i++) {
+    void *p[1 + WITNESS_OUTS] = {NULL};
+    size_t need[1 + WITNESS_OUTS] = {w->lay.in_bytes};
+    for (int i = 0; i < WITNESS_OUTS; i++)
+        need[1 + i] = w->lay.out_bytes[i];
+    for (int i = 0; i < 1 + WITNESS_OUTS; i++) {
+        if (!need[i])
+            continue;
         cudaError_t e = cudaIpcOpenMemHandle(&p[i], m->mem[i], cudaIpcMemLazyEnablePeerAccess);
         if (e != cudaSuccess)
             w_broken(w, "the witness could not open the graded buffers: %s",
@@ -433,17 +451,20 @@ static void w_buffers(wside *w, const wmsg *m)
             w_broken(w, "a graded buffer smaller than the lab's (%zu bytes at %llu of %zu)",
                      need[i], (unsigned long long)m->off[i], size);
     }
-    cudaFree(w->in); /* the hand-off's scratch buffers */
-    cudaFree(w->out);
     w->in = (char *)p[0] + m->off[0];
-    w->out = (char *)p[1] + m->off[1];
+    for (int i = 0; i < WITNESS_OUTS; i++)
+        if (need[1 + i])
+            w->out[i] = (char *)p[1 + i] + m->off[1 + i];
 }
 
+/* A wrong call of role; its finding is kept when it is the first, or the
+ * first of the stage itself (whose verdict quotes it). */
 static void w_wrong(wside *w, int role, const char *fmt, ...)
 {
     w->rec->wrong[role]++;
-    if (w->rec->wrong_msg[0])
+    if (w->rec->wrong_msg[0] && (role != w->stage || w->rec->wrong_role == w->stage))
         return;
+    w->rec->wrong_role = role;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->rec->wrong_msg, sizeof w->rec->wrong_msg, fmt, ap);
@@ -463,21 +484,30 @@ static void w_call(wside *w, const wmsg *m)
         rec->ms[role][rec->calls[role]] = ms;
     rec->calls[role]++;
     check_outcome out = {V_PASS, ""};
-    long long bad = w->spec->witness->check(m->role < 0 ? WITNESS_CEILING : m->role, w->size,
-                                            w->snap_out, w->own_in, w->s, &out);
+    const void *snaps[WITNESS_OUTS];
+    for (int i = 0; i < WITNESS_OUTS; i++)
+        snaps[i] = w->snap_out[i];
+    long long bad = w->spec->witness->check(role, w->stage, w->size, snaps, w->own_in, w->s, &out);
     if (bad == -2)
         w_broken(w, "the witness could not check the output: %s", out.msg);
     if (bad >= 0)
         w_wrong(w, role, "%s", out.msg);
     check_outcome in = {V_PASS, ""};
-    bad = devcheck_transpose_on_gpu(w->snap_in, w->own_in, 1, w->in_bytes / 4, 1, w->s, &in);
+    bad = devcheck_transpose_on_gpu(w->snap_in, w->own_in, 1, w->lay.in_bytes / 4, 1, w->s, &in);
     if (bad == -2)
         w_broken(w, "the witness could not check the input: %s", in.msg);
-    if (bad >= 0)
+    if (bad >= 0) {
         w_wrong(w, role,
                 "the input changed: word %lld of it no longer holds what the call was given. A "
                 "stage may only read its input.",
                 bad);
+        if (w->rec->modified[role]++ == 0 && role == w->stage)
+            say(w->rec->modified_msg, sizeof w->rec->modified_msg,
+                "the input d_in was changed during a timed call, first at element %lld (the "
+                "grader's timing witness compared it with the fresh input it loaded). A stage "
+                "may only read its input; flags and partial results go to its workspace.",
+                bad);
+    }
     wmsg r = {.op = OP_DONE};
     send_msg(w->sock, &r);
 }
@@ -548,6 +578,12 @@ witness *witness_fork(const lab_spec *spec, int stage, int size, int expected_ca
     memset(rec, 0, sizeof *rec);
     rec->expected_calls = expected_calls;
     rec->warmups = warmups;
+    if (expected_calls > WITNESS_SAMPLES) { /* its medians would leave calls out */
+        rec->state = WITNESS_UNAVAILABLE;
+        say(rec->why, sizeof rec->why, "it keeps %d windows a role, and --reps asks for %d calls",
+            WITNESS_SAMPLES, expected_calls);
+        return NULL;
+    }
     /* Until the witness says otherwise (READY once it has measured the
      * hand-off, or its own reason). */
     rec->state = WITNESS_UNAVAILABLE;
@@ -671,10 +707,12 @@ int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, si
 {
     if (!witness_active(w))
         return 0;
-    const gbuf *b[2];
+    const gbuf *b[1 + WITNESS_OUTS] = {NULL};
     spec->witness->buffers(ctx, &b[0], &b[1]);
     wmsg m = {.op = OP_BUF};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 1 + WITNESS_OUTS; i++) {
+        if (!b[i])
+            continue;
         cudaError_t e = cudaIpcGetMemHandle(&m.mem[i], b[i]->d_base);
         if (e != cudaSuccess) {
             say(why, n, "the graded buffers cannot be shared with the timing witness: %s",
@@ -702,7 +740,7 @@ double witness_overhead_ms(const witness *w)
 int witness_wanted(void)
 {
     const char *v = getenv("CUDA_LABS_WITNESS");
-    return v && strcmp(v, "1") == 0;
+    return !(v && strcmp(v, "0") == 0);
 }
 
 int witness_begin(witness *w, int role, cudaStream_t s, char *why, size_t n)
@@ -795,8 +833,14 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
     if (w->state != WITNESS_READY || rec->state != STATE_FINISHED)
         return V_PASS;
     const lab_stage *st = &spec->stages[stage];
-    /* Outputs the witness found wrong outweigh a time: a pass, or a stage
-     * found too slow, is wrong. */
+    /* Inputs changed and outputs the witness found wrong outweigh a time: a
+     * pass, or a stage found too slow, is not one (the input first, as the
+     * child's own checks take them). */
+    if (w->modified[stage] > 0 && (rec->v == V_PASS || rec->v == V_SLOW)) {
+        say(msg, n, "%s It happened in %d of the stage's %d timed calls.", w->modified_msg,
+            w->modified[stage], w->calls[stage]);
+        return V_INPUT_MODIFIED;
+    }
     if (w->wrong[stage] > 0 && (rec->v == V_PASS || rec->v == V_SLOW)) {
         say(msg, n,
             "%d of the stage's %d timed calls gave a wrong output for the fresh input the grader's "
@@ -836,6 +880,22 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
             w->calls[stage], w->expected_calls);
         return V_REJECTED;
     }
+    /* And no others: a witnessed test does not stop early, so the stage, each
+     * base and the ceiling are called the same number of times. More are
+     * windows some other code asked for, which would move a median. */
+    for (int r = 0; r < WITNESS_ROLES; r++)
+        if (w->calls[r] != 0 && w->calls[r] != w->expected_calls) {
+            char who[32];
+            if (r == WITNESS_CEILING)
+                say(who, sizeof who, "the ceiling");
+            else
+                say(who, sizeof who, "stage %d", r);
+            say(msg, n,
+                "the grader's timing witness timed %d calls of %s, and the test makes %d: "
+                "calls were asked of the witness from the test's process.",
+                w->calls[r], who, w->expected_calls);
+            return V_REJECTED;
+        }
     int base = rec->base;
     if (st->n_base > 0 ? !is_base(st, base) : base != -1) {
         say(msg, n,

@@ -85,9 +85,8 @@ int witness_end(witness *w, char *why, size_t n);
  * witness's own (its input, its hand-off), measured before the library was
  * loaded; 0 without a witness. */
 double witness_overhead_ms(const witness *w);
-/* Whether speed tests get a witness in this run: CUDA_LABS_WITNESS=1 in the
- * environment. Off by default until every lab has one and it has been proven
- * on GPUs (instructors.md). */
+/* Whether speed tests get a witness in this run: yes, unless
+ * CUDA_LABS_WITNESS=0 is in the environment (instructors.md). */
 int witness_wanted(void);
 
 /* Parent side, no CUDA: does the speed test record rec of spec's stage

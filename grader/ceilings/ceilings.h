@@ -15,6 +15,7 @@ extern "C" {
 #endif
 
 /* devcheck.so: the grader's checks on the GPU (grader/patch.c). */
+#define DEVCHECK_COMPACT_CHUNK 4096 /* elements a chunk of devcheck_compact_* (below) */
 typedef int devcheck_scatter_fn(void *buf, const uint64_t *d_idx, const uint32_t *d_val, int p,
                                 cudaStream_t s);
 typedef int devcheck_verify_fn(const void *now, const void *orig, uint64_t n,
@@ -43,9 +44,28 @@ typedef int devcheck_within_fn(const float *got, const double *exact, const doub
 #define DEVCHECK_MARK_NAME "cuda_labs_audit_mark"
 typedef int devcheck_mark_fn(cudaStream_t s, unsigned hold_ns);
 devcheck_mark_fn devcheck_mark;
-/* Fresh inputs for the timing witness (grader/witness.h). */
-typedef int devcheck_fill_fn(void *buf, uint64_t n_words, uint64_t seed, cudaStream_t s);
+/* Fresh inputs for the timing witness (grader/witness.h): n_words words
+ * from seed, of a kind below (lo and hi as it says). */
+enum {
+    DEVCHECK_FILL_UNIFORM = 0, /* floats in [lo, hi), as rng_uniform (common/rng.c) makes them */
+    DEVCHECK_FILL_INTS = 1,    /* ints uniform in [lo, hi] */
+};
+typedef int devcheck_fill_fn(void *buf, uint64_t n_words, uint64_t seed, int kind, double lo,
+                             double hi, cudaStream_t s);
 devcheck_fill_fn devcheck_fill;
+/* The timing witness's checks of a sum and of a compaction (grader/patch.h):
+ * res[0], res[1] = the sum of in in double, and of its magnitudes; kept[c]
+ * = the elements > 0 in chunk c (of `chunk` elements, a multiple of 256);
+ * first[c] = the place in out of chunk c's first kept element. */
+typedef int devcheck_sum_fn(const float *in, uint64_t n, double *res, cudaStream_t s);
+typedef int devcheck_compact_count_fn(const int *in, uint64_t n, uint32_t chunk, uint32_t *kept,
+                                      cudaStream_t s);
+typedef int devcheck_compact_check_fn(const int *out, const int *in, uint64_t n, uint32_t chunk,
+                                      const uint64_t *first, unsigned long long *res,
+                                      cudaStream_t s);
+devcheck_sum_fn devcheck_sum;
+devcheck_compact_count_fn devcheck_compact_count;
+devcheck_compact_check_fn devcheck_compact_check;
 devcheck_scatter_fn devcheck_scatter;
 devcheck_verify_fn devcheck_verify;
 devcheck_compare_fn devcheck_compare;

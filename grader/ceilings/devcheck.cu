@@ -25,32 +25,58 @@ extern "C" int devcheck_mark(cudaStream_t s, unsigned hold_ns)
     return (int)cudaGetLastError();
 }
 
-/* The timing witness's fresh inputs (grader/witness.h): word i of buf is a
- * float drawn from seed and i alone, uniform in (-1, 1) in steps of 2^-24 (as
- * the grader's own inputs are, so a stage cannot tell the witness's calls by
- * their values), never zero, NaN or infinite, and new for every call. */
-__global__ void witness_fill_kernel(float *buf, uint64_t n, uint64_t seed)
+/* The timing witness's fresh inputs (grader/witness.h): word i of buf is
+ * drawn from seed and i alone, new for every call, and has the distribution
+ * of the lab's own inputs, so a stage cannot tell the witness's calls by their
+ * values (ceilings.h, DEVCHECK_FILL_*, checked against these at the end):
+ *   UNIFORM: a float lo + (hi - lo) u, u uniform in [0, 1) in steps of 2^-24
+ *            (rng_uniform's rule, common/rng.c);
+ *   INTS:    an int uniform in [lo, hi]. */
+#define FILL_UNIFORM 0
+#define FILL_INTS 1
+
+__device__ uint64_t splitmix(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+__global__ void witness_fill_kernel(uint32_t *buf, uint64_t n, uint64_t seed, int kind, float lo,
+                                    float hi, int ilo, uint32_t span)
 {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull; /* splitmix64 */
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
+        uint64_t z = splitmix(seed, i);
         uint32_t m = (uint32_t)(z & 0xffffff);
-        float v = (float)(m ? m : 1u) * 5.9604644775390625e-8f; /* 2^-24 */
-        buf[i] = (z >> 63) ? -v : v;
+        if (kind == FILL_INTS) {
+            buf[i] = (uint32_t)(ilo + (int)(uint32_t)((z >> 32) % span));
+            continue;
+        }
+        float v = __fadd_rn(lo, __fmul_rn(hi - lo, (float)m * 5.9604644775390625e-8f));
+        buf[i] = __float_as_uint(v < hi ? v : lo);
     }
 }
 
-extern "C" int devcheck_fill(void *buf, uint64_t n_words, uint64_t seed, cudaStream_t s)
+static unsigned grid_for(uint64_t n)
 {
     int sms = 0, dev = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    uint64_t want = (n_words + 255) / 256;
+    uint64_t want = (n + 255) / 256;
     unsigned blocks = (unsigned)(want < (uint64_t)sms * 8 ? want : (uint64_t)sms * 8);
-    witness_fill_kernel<<<blocks ? blocks : 1, 256, 0, s>>>((float *)buf, n_words, seed);
+    return blocks ? blocks : 1;
+}
+
+extern "C" int devcheck_fill(void *buf, uint64_t n_words, uint64_t seed, int kind, double lo,
+                             double hi, cudaStream_t s)
+{
+    if (kind == FILL_INTS && !(hi >= lo && hi - lo < 4294967295.0))
+        return (int)cudaErrorInvalidValue;
+    uint32_t span = kind == FILL_INTS ? (uint32_t)(hi - lo) + 1u : 1u;
+    witness_fill_kernel<<<grid_for(n_words), 256, 0, s>>>((uint32_t *)buf, n_words, seed, kind,
+                                                        (float)lo, (float)hi, (int)lo, span);
     return (int)cudaGetLastError();
 }
 
@@ -239,16 +265,6 @@ extern "C" int devcheck_compare(const void *now, const void *expect, uint64_t n,
  * Once the input is known to hold what was loaded (devcheck_verify), these
  * check an output against that input directly: no expected copy at all. */
 
-static unsigned grid_for(uint64_t n)
-{
-    int sms = 0, dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    uint64_t want = (n + 255) / 256;
-    unsigned blocks = (unsigned)(want < (uint64_t)sms * 8 ? want : (uint64_t)sms * 8);
-    return blocks ? blocks : 1;
-}
-
 static int reset(unsigned long long *res, cudaStream_t s)
 {
     cudaError_t err = cudaMemsetAsync(res, 0, sizeof(unsigned long long), s);
@@ -321,6 +337,135 @@ extern "C" int devcheck_scan(const void *out, const void *in, uint64_t n, uint64
         return err;
     scan_check_kernel<<<grid_for(n), 256, 0, s>>>((const uint32_t *)out, (const uint32_t *)in, n,
                                                   seg, res);
+    return (int)cudaGetLastError();
+}
+
+/* The exact sum of in (n floats) and the sum of their magnitudes, in double,
+ * added to res[0] and res[1] (the caller zeroes them): the timing witness's
+ * check of a sum (labs 2 and 3), which reduce_judge then holds the stage's
+ * float to. Doubles add up 2^28 floats of this size with an error far below
+ * the float tolerance, whatever the order the atomics take. */
+__global__ void sum_kernel(const float *in, uint64_t n, double *res)
+{
+    __shared__ double part[2][256 / 32];
+    double s = 0, a = 0;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        double x = in[i];
+        s += x;
+        a += fabs(x);
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, o);
+        a += __shfl_down_sync(0xffffffffu, a, o);
+    }
+    if (threadIdx.x % 32 == 0) {
+        part[0][threadIdx.x / 32] = s;
+        part[1][threadIdx.x / 32] = a;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < 256 / 32; w++) {
+            s += part[0][w];
+            a += part[1][w];
+        }
+        atomicAdd(&res[0], s);
+        atomicAdd(&res[1], a);
+    }
+}
+
+extern "C" int devcheck_sum(const float *in, uint64_t n, double *res, cudaStream_t s)
+{
+    cudaError_t err = cudaMemsetAsync(res, 0, 2 * sizeof(double), s);
+    if (err != cudaSuccess)
+        return (int)err;
+    sum_kernel<<<grid_for(n), 256, 0, s>>>(in, n, res);
+    return (int)cudaGetLastError();
+}
+
+/* A compaction (lab 3): out holds the elements of in that are > 0, in their
+ * order. Checked in chunks of `chunk` elements (a multiple of 256): first
+ * each chunk's kept elements are counted (kept[c]); the caller turns the
+ * counts into each chunk's first place in out (first[c], an exclusive scan);
+ * then a block a chunk finds each kept element's place and compares. */
+__global__ void compact_count_kernel(const int *in, uint64_t n, uint32_t chunk, uint32_t *kept)
+{
+    __shared__ uint32_t total;
+    if (threadIdx.x == 0)
+        total = 0;
+    __syncthreads();
+    uint64_t c0 = (uint64_t)blockIdx.x * chunk;
+    uint32_t k = 0;
+    for (uint64_t i = c0 + threadIdx.x; i < n && i < c0 + chunk; i += blockDim.x)
+        k += in[i] > 0;
+    atomicAdd(&total, k);
+    __syncthreads();
+    if (threadIdx.x == 0)
+        kept[blockIdx.x] = total;
+}
+
+/* 256 threads, each with chunk / 256 consecutive elements. */
+__global__ void compact_check_kernel(const int *out, const int *in, uint64_t n, uint32_t chunk,
+                                     const uint64_t *first, unsigned long long *res)
+{
+    const uint32_t per = chunk / 256;
+    __shared__ uint32_t before[256];
+    uint64_t b = (uint64_t)blockIdx.x * chunk + (uint64_t)threadIdx.x * per;
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < per; j++)
+        k += b + j < n && in[b + j] > 0;
+    before[threadIdx.x] = k;
+    __syncthreads();
+    if (threadIdx.x == 0) { /* exclusive scan of 256 counts: plain and short */
+        uint32_t run = 0;
+        for (int t = 0; t < 256; t++) {
+            uint32_t c = before[t];
+            before[t] = run;
+            run += c;
+        }
+    }
+    __syncthreads();
+    uint64_t at = first[blockIdx.x] + before[threadIdx.x];
+    unsigned long long bad = 0, where = ~0ull;
+    for (uint32_t j = 0; j < per && b + j < n; j++) {
+        int x = in[b + j];
+        if (x > 0) {
+            if (out[at] != x) {
+                bad++;
+                if (at < where)
+                    where = at;
+            }
+            at++;
+        }
+    }
+    note_bad(bad, where, res);
+}
+
+extern "C" int devcheck_compact_count(const int *in, uint64_t n, uint32_t chunk, uint32_t *kept,
+                                      cudaStream_t s)
+{
+    if (chunk == 0 || chunk % 256)
+        return (int)cudaErrorInvalidValue;
+    uint64_t chunks = (n + chunk - 1) / chunk;
+    if (chunks == 0)
+        return 0;
+    compact_count_kernel<<<(unsigned)chunks, 256, 0, s>>>(in, n, chunk, kept);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int devcheck_compact_check(const int *out, const int *in, uint64_t n, uint32_t chunk,
+                                      const uint64_t *first, unsigned long long *res,
+                                      cudaStream_t s)
+{
+    if (chunk == 0 || chunk % 256)
+        return (int)cudaErrorInvalidValue;
+    int err = reset(res, s);
+    if (err)
+        return err;
+    uint64_t chunks = (n + chunk - 1) / chunk;
+    if (chunks == 0)
+        return 0;
+    compact_check_kernel<<<(unsigned)chunks, 256, 0, s>>>(out, in, n, chunk, first, res);
     return (int)cudaGetLastError();
 }
 
@@ -404,3 +549,5 @@ extern "C" int devcheck_within(const float *got, const double *exact, const doub
  * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
  * made the solution IMPOSSIBLE against them; here it changes nothing. */
 #include "ceilings.h"
+static_assert(FILL_UNIFORM == DEVCHECK_FILL_UNIFORM && FILL_INTS == DEVCHECK_FILL_INTS,
+              "the fill kinds of ceilings.h");

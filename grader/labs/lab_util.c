@@ -7,6 +7,7 @@
 
 #include "../../common/compare.h"
 #include "../../common/par.h"
+#include "reduce_lab.h"
 
 int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what)
 {
@@ -323,4 +324,23 @@ int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const
              "%.7g and now holds %.7g. %s",
              name, e, name, (size_t)e / c, (size_t)e % c, fw, fn, advice);
     return -1;
+}
+
+long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStream_t s,
+                          check_outcome *out)
+{
+    double sum, sum_abs;
+    if (devcheck_sum_on_gpu(d_in, n, &sum, &sum_abs, s, out) != 0)
+        return -2;
+    float got;
+    cudaError_t e = cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        lab_fail_cuda(out, e, "read the sum back");
+        return -2;
+    }
+    int v = reduce_judge(sum, sum_abs, n, got, out->msg, sizeof out->msg);
+    if (v == V_PASS)
+        return -1;
+    out->v = (verdict)v;
+    return 0;
 }

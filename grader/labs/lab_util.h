@@ -105,4 +105,11 @@ int lab_fail_cuda(check_outcome *out, cudaError_t err, const char *what);
  * else -1 with OUT OF BOUNDS (or a SETUP ERROR when they cannot be read). */
 int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome *out);
 
+/* The timing witness's check of a sum (labs 2 and 3): d_out[0], a float,
+ * is the sum of d_in's n floats within reduce_tolerance; -1 when it is, 0
+ * (the first wrong word) with out filled when not, -2 when the check failed.
+ * Witness side (grader/witness.h). */
+long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStream_t s,
+                          check_outcome *out);
+
 #endif

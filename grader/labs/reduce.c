@@ -594,6 +594,41 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The timing witness (grader/witness.h): a fresh input of the first set's
+ * kind before each timed call, and the sum checked against it after. */
+static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
+{
+    *in = &c->in;
+    out[0] = &c->out;
+    out[1] = NULL;
+}
+
+static void witness_layout_of(int stage, int size, witness_layout *l)
+{
+    (void)stage;
+    l->in_bytes = reduce_sizes[size] * sizeof(float);
+    l->out_bytes[0] = sizeof(float);
+    l->out_bytes[1] = 0;
+    l->poison[0] = 0xff;
+    l->fill = DEVCHECK_FILL_UNIFORM; /* as reduce_make_input's first set */
+    l->lo = -0.9;
+    l->hi = 1.1;
+}
+
+static long long witness_check(int role, int stage, int size, const void *const *d_out,
+                               const void *d_in, cudaStream_t s, check_outcome *out)
+{
+    (void)role;
+    (void)stage;
+    return lab_witness_sum(d_out[0], d_in, reduce_sizes[size], s, out);
+}
+
+static const lab_witness reduce_witness = {
+    .buffers = witness_buffers,
+    .layout = witness_layout_of,
+    .check = witness_check,
+};
+
 const lab_spec lab_reduce = {
     .number = 2,
     .name = "reduce",
@@ -623,4 +658,5 @@ const lab_spec lab_reduce = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .witness = &reduce_witness,
 };

@@ -41,6 +41,7 @@
 #include "../lab.h"
 #include "../patch.h"
 #include "../policy.h"
+#include "../results.h"
 #include "lab_util.h"
 #include "../timings.h"
 #include "reduce_lab.h"
@@ -883,6 +884,100 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The timing witness (grader/witness.h): a fresh input of the first set's
+ * kind before each timed call (floats for a sum, ints in [-4, 5] for the
+ * rest), and the output checked against it after. The ceiling computes what
+ * the stage under test does, except for the segmented scans, whose ceiling
+ * is a copy. */
+static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
+{
+    *in = &c->in;
+    out[0] = &c->out;
+    out[1] = c->op == SHUFFLE_COMPACT ? &c->count : NULL;
+}
+
+static void witness_layout_of(int stage, int size, witness_layout *l)
+{
+    int op = shuffle_stage_op(stage);
+    size_t n = shuffle_sizes[size];
+    l->in_bytes = n * 4;
+    l->out_bytes[0] = op == SHUFFLE_SUM ? 4 : n * 4;
+    l->out_bytes[1] = op == SHUFFLE_COMPACT ? 4 : 0;
+    /* as prepare: NaN over a sum, 0x80808080 over ints (no prefix sum of
+     * these inputs reaches it) */
+    l->poison[0] = op == SHUFFLE_SUM ? 0xff : INT_FILL;
+    l->poison[1] = INT_FILL;
+    if (op == SHUFFLE_SUM) { /* as reduce_make_input's first set */
+        l->fill = DEVCHECK_FILL_UNIFORM;
+        l->lo = -0.9;
+        l->hi = 1.1;
+    } else { /* as shuffle_make_ints's first set */
+        l->fill = DEVCHECK_FILL_INTS;
+        l->lo = -4;
+        l->hi = 5;
+    }
+}
+
+static long long witness_check(int role, int stage, int size, const void *const *d_out,
+                               const void *d_in, cudaStream_t s, check_outcome *out)
+{
+    int op = shuffle_stage_op(stage);
+    size_t n = shuffle_sizes[size];
+    if (op == SHUFFLE_SUM)
+        return lab_witness_sum(d_out[0], d_in, n, s, out);
+    long long bad;
+    if (op == SHUFFLE_COMPACT) {
+        size_t kept = 0;
+        int count;
+        bad = devcheck_compact_on_gpu(d_out[0], d_in, n, &kept, s, out);
+        if (bad == -2)
+            return -2;
+        cudaError_t e = cudaMemcpy(&count, d_out[1], sizeof count, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) {
+            lab_fail_cuda(out, e, "read the count back");
+            return -2;
+        }
+        out->v = V_WRONG;
+        if (count < 0 || (size_t)count != kept) {
+            snprintf(out->msg, sizeof out->msg,
+                     "*d_count is %d, but %zu elements of the input are > 0.", count, kept);
+            return 0;
+        }
+        if (bad >= 0)
+            snprintf(out->msg, sizeof out->msg,
+                     "d_out[%lld] is not the input's kept element number %lld (the elements "
+                     "> 0, in their order).",
+                     bad, bad);
+        return bad;
+    }
+    if (role == WITNESS_CEILING && (op == SHUFFLE_SCAN32 || op == SHUFFLE_SCAN1K)) {
+        bad = devcheck_transpose_on_gpu(d_out[0], d_in, 1, n, 1, s, out);
+        if (bad >= 0)
+            snprintf(out->msg, sizeof out->msg, "the copy's d_out[%lld] is not d_in[%lld].", bad,
+                     bad);
+    } else {
+        size_t seg = segment_of(op);
+        bad = devcheck_scan_on_gpu(d_out[0], d_in, n, seg, s, out);
+        if (bad >= 0 && seg)
+            snprintf(out->msg, sizeof out->msg,
+                     "d_out[%lld] is not the inclusive prefix sum of d_in over its segment (of "
+                     "%zu elements).",
+                     bad, seg);
+        else if (bad >= 0)
+            snprintf(out->msg, sizeof out->msg,
+                     "d_out[%lld] is not the inclusive prefix sum of d_in[0..%lld].", bad, bad);
+    }
+    if (bad >= 0)
+        out->v = V_WRONG;
+    return bad;
+}
+
+static const lab_witness shuffle_witness = {
+    .buffers = witness_buffers,
+    .layout = witness_layout_of,
+    .check = witness_check,
+};
+
 const lab_spec lab_shuffle = {
     .number = 3,
     .name = "shuffle",
@@ -912,4 +1007,5 @@ const lab_spec lab_shuffle = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .witness = &shuffle_witness,
 };

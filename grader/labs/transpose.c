@@ -25,6 +25,7 @@
 #include "../../common/cuda_check.h"
 #include "../../common/rng.h"
 #include "../../labs/1-transpose/transpose.h"
+#include "../ceilings/ceilings.h"
 #include "../gbuf.h"
 #include "../lab.h"
 #include "../patch.h"
@@ -479,21 +480,30 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
     *in = &c->in;
-    *out = &c->out;
+    out[0] = &c->out;
+    out[1] = NULL;
 }
 
-static void witness_bytes(int size, size_t *in, size_t *out)
+static void witness_layout_of(int stage, int size, witness_layout *l)
 {
-    *in = *out = (size_t)transpose_sizes[size][0] * (size_t)transpose_sizes[size][1] * 4;
+    (void)stage;
+    l->in_bytes = l->out_bytes[0] =
+        (size_t)transpose_sizes[size][0] * (size_t)transpose_sizes[size][1] * 4;
+    l->out_bytes[1] = 0;
+    l->poison[0] = 0xff;
+    l->fill = DEVCHECK_FILL_UNIFORM; /* as the grader's own inputs */
+    l->lo = -1;
+    l->hi = 1;
 }
 
-static long long witness_check(int role, int size, const void *d_out, const void *d_in,
-                               cudaStream_t s, check_outcome *out)
+static long long witness_check(int role, int stage, int size, const void *const *d_out,
+                               const void *d_in, cudaStream_t s, check_outcome *out)
 {
+    (void)stage;
     int rows = transpose_sizes[size][0], cols = transpose_sizes[size][1];
     const int is_copy = role == WITNESS_CEILING || is_copy_stage(role);
-    long long bad = devcheck_transpose_on_gpu(d_out, d_in, (size_t)rows, (size_t)cols, is_copy, s,
-                                              out);
+    long long bad = devcheck_transpose_on_gpu(d_out[0], d_in, (size_t)rows, (size_t)cols, is_copy,
+                                              s, out);
     if (bad >= 0) {
         int out_cols = is_copy ? cols : rows;
         char at[64];
@@ -506,7 +516,7 @@ static long long witness_check(int role, int size, const void *d_out, const void
 
 static const lab_witness transpose_witness = {
     .buffers = witness_buffers,
-    .bytes = witness_bytes,
+    .layout = witness_layout_of,
     .check = witness_check,
 };
 

@@ -3,6 +3,7 @@
  * lands where it should, the input check finds any other change and a
  * changed patched word, and the output comparison finds any word that
  * differs from the expected scan of patched inputs. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../../common/rng.h"
+#include "../ceilings/ceilings.h"
 #include "../labs/gemm_lab.h"
 #include "../patch.h"
 #include "tests.h"
@@ -167,6 +169,95 @@ START_TEST(outputs_checked_against_inputs)
 }
 END_TEST
 
+/* The host's copy of devcheck_fill's rule: word i of a call's input. */
+static uint32_t fill_word(uint64_t seed, uint64_t i, int kind, float lo, float hi)
+{
+    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    if (kind == DEVCHECK_FILL_INTS)
+        return (uint32_t)((int)lo + (int)((z >> 32) % (uint32_t)(hi - lo + 1)));
+    float u = (float)(uint32_t)(z & 0xffffff) * (1.0f / 16777216.0f), v = lo + (hi - lo) * u;
+    v = v < hi ? v : lo;
+    uint32_t w;
+    memcpy(&w, &v, 4);
+    return w;
+}
+
+/* The timing witness's inputs and its checks of a sum and a compaction
+ * (grader/witness.h, labs 2 and 3). */
+START_TEST(witness_inputs_and_checks)
+{
+    load_kernels();
+    void *lib = dlopen("build/ceilings/devcheck.so", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_ptr_nonnull(lib);
+    devcheck_fill_fn *fill = (devcheck_fill_fn *)dlsym(lib, "devcheck_fill");
+    ck_assert_ptr_nonnull(fill);
+    uint32_t *h = malloc(N * 4), *h2 = malloc(N * 4);
+    void *d = NULL, *d2 = NULL;
+    ck_assert_int_eq(cudaMalloc(&d, N * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc(&d2, N * 4), cudaSuccess);
+    /* Floats as rng_uniform makes them, ints in [-4, 5]: the host's rule,
+     * word for word; another seed, other words. */
+    ck_assert_int_eq(fill(d, N, 77, DEVCHECK_FILL_UNIFORM, -0.9, 1.1, 0), 0);
+    ck_assert_int_eq(cudaMemcpy(h, d, N * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    double host_sum = 0, host_abs = 0;
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_uint_eq(h[i], fill_word(77, i, DEVCHECK_FILL_UNIFORM, -0.9f, 1.1f));
+        float x;
+        memcpy(&x, &h[i], 4);
+        ck_assert(x >= -0.9f && x < 1.1f);
+        host_sum += x;
+        host_abs += fabs(x);
+    }
+    ck_assert_int_eq(fill(d2, N, 78, DEVCHECK_FILL_UNIFORM, -0.9, 1.1, 0), 0);
+    ck_assert_int_eq(cudaMemcpy(h2, d2, N * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t same = 0;
+    for (size_t i = 0; i < N; i++)
+        same += h[i] == h2[i];
+    ck_assert_uint_lt(same, N / 1000);
+
+    /* The sum in double, whatever order the GPU adds in. */
+    check_outcome out = {0};
+    double sum = 0, sum_abs = 0;
+    ck_assert_int_eq(devcheck_sum_on_gpu(d, N, &sum, &sum_abs, 0, &out), 0);
+    ck_assert_double_eq_tol(sum, host_sum, 1e-9 * host_abs);
+    ck_assert_double_eq_tol(sum_abs, host_abs, 1e-9 * host_abs);
+
+    /* A compaction: right, then one kept element wrong (reported where it
+     * is), then one left out. */
+    ck_assert_int_eq(fill(d, N, 79, DEVCHECK_FILL_INTS, -4, 5, 0), 0);
+    ck_assert_int_eq(cudaMemcpy(h, d, N * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    int seen[10] = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < N; i++) {
+        int x = (int)h[i];
+        ck_assert_uint_eq(h[i], fill_word(79, i, DEVCHECK_FILL_INTS, -4, 5));
+        ck_assert(x >= -4 && x <= 5);
+        seen[x + 4] = 1;
+        if (x > 0)
+            h2[k++] = (uint32_t)x;
+    }
+    for (int v = 0; v < 10; v++)
+        ck_assert_msg(seen[v], "%d never drawn", v - 4);
+    ck_assert_int_eq(cudaMemcpy(d2, h2, k * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    size_t kept = 0;
+    ck_assert_int_eq(devcheck_compact_on_gpu(d2, d, N, &kept, 0, &out), -1);
+    ck_assert_uint_eq(kept, k);
+    poke(d2, k - 1, h2[k - 1] + 1);
+    ck_assert_int_eq(devcheck_compact_on_gpu(d2, d, N, &kept, 0, &out), (long long)(k - 1));
+    poke(d2, k - 1, h2[k - 1]);
+    ck_assert_int_eq(cudaMemcpy(d2, h2 + 1, (k - 1) * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_ge(devcheck_compact_on_gpu(d2, d, N, &kept, 0, &out), 0); /* the first one lost */
+    cudaFree(d);
+    cudaFree(d2);
+    free(h);
+    free(h2);
+    dlclose(lib);
+}
+END_TEST
+
 /* The test below: its element e, the override row and column, and the
  * CPU's rule for it (*x: the value expected there). */
 typedef struct within_case {
@@ -314,6 +405,7 @@ Suite *make_devcheck_gpu_suite(void)
     tcase_add_test(tc, outputs_compared_on_gpu);
     tcase_add_test(tc, outputs_checked_against_inputs);
     tcase_add_test(tc, within_tolerance_on_gpu);
+    tcase_add_test(tc, witness_inputs_and_checks);
     suite_add_tcase(s, tc);
     return s;
 }

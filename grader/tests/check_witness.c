@@ -165,6 +165,18 @@ START_TEST(calls_around_the_witness_are_rejected)
     witness_record w = witness_of(1.0, 1.6, 0.9);
     w.calls[2] = 5;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* More: windows asked for from the test's process, slow ones of the base
+     * (its median moves to 5 ms), and a record that agrees with them. */
+    w = witness_of(1.0, 1.6, 0.9);
+    saw(&w, 1, 5.0, 30);
+    test_record padded = rec_of(1.0, witness_median(&w, 1) - 0.2885, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &padded, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "timed 52 calls of stage 1, and the test makes 22"));
+    /* Of the ceiling, one more is enough. */
+    w = witness_of(1.0, 1.6, 0.9);
+    saw(&w, WITNESS_CEILING, 0.9, 1);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "calls of the ceiling"));
     /* A base that is none of the stage's, or none at all. */
     w = witness_of(1.0, 1.6, 0.9);
     test_record other = r;
@@ -202,6 +214,18 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
     ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 22 timed calls"));
     ck_assert_ptr_nonnull(strstr(msg, "kept from an earlier call"));
+    /* An input changed in a timed call (counted as wrong too): INPUT
+     * MODIFIED, before any wrong output, and over TOO SLOW. */
+    w.wrong[2] = 5;
+    w.modified[2] = 2;
+    snprintf(w.modified_msg, sizeof w.modified_msg,
+             "the input d_in was changed during a timed call, first at element 7.");
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_INPUT_MODIFIED);
+    ck_assert_ptr_nonnull(strstr(msg, "changed during a timed call, first at element 7"));
+    ck_assert_ptr_nonnull(strstr(msg, "in 2 of the stage's 22 timed calls"));
+    test_record slow = r;
+    slow.v = V_SLOW;
+    ck_assert_int_eq(witness_judge(&spec, 2, &slow, &w, msg, sizeof msg), V_INPUT_MODIFIED);
     w = witness_of(1.0, 1.6, 0.9);
     w.wrong[1] = 1;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_SKIPPED);

@@ -150,3 +150,67 @@ int devcheck_within(const float *got, const double *exact, const double *scale, 
     }
     return 0;
 }
+
+int devcheck_fill(void *buf, uint64_t n_words, uint64_t seed, int kind, double lo, double hi,
+                  cudaStream_t s)
+{
+    (void)s;
+    uint32_t *b = buf;
+    for (uint64_t i = 0; i < n_words; i++) {
+        uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        if (kind == DEVCHECK_FILL_INTS) {
+            b[i] = (uint32_t)((int)lo + (int)((z >> 32) % ((uint32_t)(hi - lo) + 1u)));
+            continue;
+        }
+        float u = (float)(uint32_t)(z & 0xffffff) * 5.9604644775390625e-8f;
+        float v = (float)lo + ((float)hi - (float)lo) * u;
+        v = v < (float)hi ? v : (float)lo;
+        memcpy(&b[i], &v, sizeof v);
+    }
+    return 0;
+}
+
+int devcheck_sum(const float *in, uint64_t n, double *res, cudaStream_t s)
+{
+    (void)s;
+    res[0] = res[1] = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        res[0] += in[i];
+        res[1] += fabs((double)in[i]);
+    }
+    return 0;
+}
+
+int devcheck_compact_count(const int *in, uint64_t n, uint32_t chunk, uint32_t *kept,
+                           cudaStream_t s)
+{
+    (void)s;
+    for (uint64_t c = 0; c * chunk < n; c++) {
+        kept[c] = 0;
+        for (uint64_t i = c * chunk; i < n && i < (c + 1) * chunk;
+             i++)
+            kept[c] += in[i] > 0;
+    }
+    return 0;
+}
+
+int devcheck_compact_check(const int *out, const int *in, uint64_t n, uint32_t chunk,
+                           const uint64_t *first, unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    reset(res);
+    for (uint64_t c = 0; c * chunk < n; c++) {
+        uint64_t at = first[c];
+        for (uint64_t i = c * chunk; i < n && i < (c + 1) * chunk;
+             i++)
+            if (in[i] > 0) {
+                if (out[at] != in[i])
+                    note(res, at);
+                at++;
+            }
+    }
+    return 0;
+}
