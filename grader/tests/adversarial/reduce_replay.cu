@@ -4,12 +4,15 @@
  * %globaltimer for about the time a good reduction takes at that size, so
  * it looks fast but believable. Every correctness call is a new input, so
  * it passes; every timed call's input is patched, moving the sum far beyond
- * the tolerance, so a replayed sum is wrong.
+ * the tolerance, so a replayed sum is wrong. Graded without the timing
+ * witness (as where it cannot start): with it, every timed input is new, no
+ * key ever matches and nothing is replayed (reduce_stale is that case).
  * lab: 2
  * expect: 7 correctness PASS
  * expect: 7 speed WRONG RESULT
  * expect-output: kept from an earlier call
  * grade-args: --stage 7
+ * grade-env: CUDA_LABS_WITNESS=0
  */
 #define reduce_many reduce_many_reference
 #include "../../../solutions/2-reduce/reduce.cu"

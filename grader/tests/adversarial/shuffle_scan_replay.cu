@@ -5,12 +5,15 @@
  * instead of scanning. The correctness test calls the benchmark size once
  * per input set: all scanned, PASS. Every timed call's input is patched at
  * random places, so a replayed scan is wrong from the first patched element
- * on.
+ * on. Graded without the timing witness (as where it cannot start): with
+ * it, every timed input is new and nothing is replayed (shuffle_scan_short
+ * is that case).
  * lab: 3
  * expect: 6 correctness PASS
  * expect: 6 speed WRONG RESULT
  * expect-output: kept from an earlier call
  * grade-args: --stage 6
+ * grade-env: CUDA_LABS_WITNESS=0
  */
 #define scan_lookback scan_lookback_reference
 #include "../../../solutions/3-shuffle/shuffle.cu"
