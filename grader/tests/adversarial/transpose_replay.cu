@@ -1,6 +1,7 @@
 /* Adversarial case (lab 1), replay: stage 5 keeps its result in __device__
- * memory and, from its fourth call at the benchmark size on, copies the kept
- * result out every other call instead of transposing. The correctness test
+ * memory and, from its fourth call at the benchmark size to its 21st (the
+ * timed ones; the call checked in full after them transposes), copies the
+ * kept result out every other call instead of transposing. The correctness test
  * calls each size once: all transposed, PASS. Every timed call sees an input
  * no call saw before (a fresh one from the grader's timing witness, or, where
  * there is no witness, one patched at random places), so a replay is wrong.
@@ -39,7 +40,7 @@ extern "C" lab_status transpose_vectorized(const float *d_in, float *d_out, int 
     size_t n = (size_t)rows * cols;
     if (n != KEPT_ELEMS) /* only the benchmark size is worth keeping */
         return transpose_vectorized_reference(d_in, d_out, rows, cols, stream);
-    if (++calls > 3 && calls % 2 == 0) {
+    if (++calls > 3 && calls <= 21 && calls % 2 == 0) {
         replay<<<2048, 256, 0, stream>>>(d_out, n);
         return LAB_OK;
     }
