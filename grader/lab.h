@@ -110,32 +110,37 @@ typedef struct check_outcome {
 } check_outcome;
 
 /* What the timing witness (grader/witness.h) needs of a lab whose speed
- * tests it times: every timed call gets a fresh input, made by the witness in
- * a buffer of its own and copied into the graded input, and the graded
- * outputs are checked against that buffer after the call. */
+ * tests it times: every timed call gets fresh inputs, made by the witness in
+ * buffers of its own and copied into the graded inputs, and the graded
+ * outputs are checked against those buffers after the call. */
+#define WITNESS_INS 2  /* the inputs: one, or two (lab 4's A and B) */
 #define WITNESS_OUTS 2 /* an output, and a count where the lab has one */
 typedef struct witness_layout {
-    size_t in_bytes;                /* the input of a call */
+    size_t in_bytes[WITNESS_INS];   /* each input of a call (0: none) */
     size_t out_bytes[WITNESS_OUTS]; /* each output's (0: none) */
     unsigned char poison[WITNESS_OUTS]; /* the byte written over each before a call, as the
                                          * lab's prepare writes it */
-    int fill;                       /* the input's kind, DEVCHECK_FILL_* (ceilings.h) */
-    double lo, hi;                  /* and its range, as that kind reads them */
+    int fill;                       /* the inputs' kind, DEVCHECK_FILL_* (ceilings.h) */
+    double lo, hi;                  /* and their range, as that kind reads them */
 } witness_layout;
 typedef struct lab_witness {
-    /* Child side: the graded input and outputs of ctx (the buffers of
-     * grader/gbuf.h, guard zones included); out[1] NULL where the lab has
-     * one output. */
+    /* Child side: the graded inputs and outputs of ctx (the buffers of
+     * grader/gbuf.h, guard zones included), NULL past the lab's own. */
     void (*buffers)(lab_ctx *ctx, const struct gbuf **in, const struct gbuf **out);
     /* Witness side, no lab_ctx: what the buffers of the speed test of
      * `stage` at size hold, and the kind of input to make. */
     void (*layout)(int stage, int size, witness_layout *l);
     /* Witness side: checks the outputs d_out that role (a stage, or
-     * WITNESS_CEILING) wrote from the input d_in in the speed test of `stage`
+     * WITNESS_CEILING) wrote from the inputs d_in in the speed test of `stage`
      * at size; -1 when they are right, else the number of the first wrong
-     * word with *out filled (-2: the check itself failed). */
-    long long (*check)(int role, int stage, int size, const void *const *d_out, const void *d_in,
-                       cudaStream_t s, check_outcome *out);
+     * word with *out filled (-2: the check itself failed). A witnessed call
+     * is always given the lab's input set 0 (prepare's variant), whose
+     * other parameters (lab 4's alpha 1 and beta 0) the check assumes. */
+    long long (*check)(int role, int stage, int size, const void *const *d_out,
+                       const void *const *d_in, cudaStream_t s, check_outcome *out);
+    /* The buffers as messages name them, inputs then outputs in the order
+     * of buffers: "d_in", "A", "d_out"; NULL past the lab's own. */
+    const char *names[WITNESS_INS + WITNESS_OUTS];
 } lab_witness;
 
 typedef struct lab_spec {

@@ -18,12 +18,13 @@ static devcheck_within_fn *within_check;
 static devcheck_sum_fn *sum_check;
 static devcheck_compact_count_fn *compact_count;
 static devcheck_compact_check_fn *compact_check;
+static devcheck_gemm_fn *gemm_check;
 
 static const char *const syms[] = {"devcheck_scatter", "devcheck_verify",
                                    "devcheck_compare", "devcheck_transpose",
                                    "devcheck_scan",    "devcheck_within",
                                    "devcheck_sum",     "devcheck_compact_count",
-                                   "devcheck_compact_check"};
+                                   "devcheck_compact_check", "devcheck_gemm"};
 #define N_SYMS ((int)(sizeof syms / sizeof syms[0]))
 
 static int take(void *const *fns)
@@ -37,6 +38,7 @@ static int take(void *const *fns)
     sum_check = (devcheck_sum_fn *)fns[6];
     compact_count = (devcheck_compact_count_fn *)fns[7];
     compact_check = (devcheck_compact_check_fn *)fns[8];
+    gemm_check = (devcheck_gemm_fn *)fns[9];
     return 0;
 }
 
@@ -408,6 +410,17 @@ long long devcheck_within_on_gpu(const float *d_got, const double *d_exact, cons
     return run_check(within_check(d_got, d_exact, d_scale, rows, cols, t1, t2, o->row, o->row_exact,
                                   o->row_scale, o->n_rows, o->col, o->col_exact, o->col_scale,
                                   o->n_cols, check_res_d, s),
+                     s, out);
+}
+
+long long devcheck_gemm_on_gpu(const float *d_C, const float *d_A, const float *d_B, size_t M,
+                               size_t N, size_t K, double t1, double t2, const uint32_t *rows,
+                               int nr, const uint32_t *cols, int nc, cudaStream_t s,
+                               check_outcome *out)
+{
+    if (check_ready(out) != 0)
+        return -2;
+    return run_check(gemm_check(d_C, d_A, d_B, M, N, K, t1, t2, rows, nr, cols, nc, check_res_d, s),
                      s, out);
 }
 

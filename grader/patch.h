@@ -122,6 +122,15 @@ int devcheck_sum_on_gpu(const float *d_in, size_t n, double *sum, double *sum_ab
  * order; *kept = how many there are (d_out's words past them are not read). */
 long long devcheck_compact_on_gpu(const int *d_out, const int *d_in, size_t n, size_t *kept,
                                   cudaStream_t s, check_outcome *out);
+/* d_C (M x N floats) is d_A (M x K) times d_B (K x N), all row-major, in
+ * rows[0..nr) and cols[0..nc) of C (DEVCHECK_GEMM_PICKS at most each), each
+ * element there within t1 * scale (+ t2 * scale when t2 != 0), scale its
+ * sum of |a||b| (the timing witness of lab 4, which draws the rows and
+ * columns after the call). */
+long long devcheck_gemm_on_gpu(const float *d_C, const float *d_A, const float *d_B, size_t M,
+                               size_t N, size_t K, double t1, double t2, const uint32_t *rows,
+                               int nr, const uint32_t *cols, int nc, cudaStream_t s,
+                               check_outcome *out);
 
 /* d_got (rows x cols floats) is within the tolerance t1 * scale
  * (+ t2 * scale when t2 != 0) of the expected values d_exact, with their

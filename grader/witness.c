@@ -49,8 +49,8 @@ typedef struct wmsg {
     int op;
     int role;
     uint32_t seq; /* READY: the number the child's stream waits for */
-    cudaIpcMemHandle_t mem[1 + WITNESS_OUTS]; /* BUF: the input, then each output */
-    uint64_t off[1 + WITNESS_OUTS];
+    cudaIpcMemHandle_t mem[WITNESS_INS + WITNESS_OUTS]; /* BUF: each input, then each output */
+    uint64_t off[WITNESS_INS + WITNESS_OUTS];
     char text[200];
 } wmsg;
 
@@ -168,10 +168,12 @@ typedef struct wside {
     devcheck_fill_fn *fill;
     l2_flusher flush;
     witness_layout lay;  /* what the buffers hold, and the input's kind */
-    void *own_in;        /* the witness's copy of each call's input */
-    void *snap_in, *snap_out[WITNESS_OUTS]; /* the graded buffers as they were at the stop event */
-    void *in, *out[WITNESS_OUTS]; /* the graded buffers, mapped from the child; before that,
-                                   * scratch buffers of the same size (the hand-off's) */
+    void *own_in[WITNESS_INS]; /* the witness's copy of each call's inputs */
+    void *snap_in[WITNESS_INS], *snap_out[WITNESS_OUTS]; /* the graded buffers as they were at
+                                                           * the stop event */
+    void *in[WITNESS_INS], *out[WITNESS_OUTS]; /* the graded buffers, mapped from the child;
+                                                 * before that, scratch buffers of the same
+                                                 * size (the hand-off's) */
     int attached;
     float cal[CALIBRATIONS], cal_full[CALIBRATIONS];
     float last_full; /* the last call's whole window, its input's loading included */
@@ -244,12 +246,14 @@ static void w_start(wside *w)
     w->fill = (devcheck_fill_fn *)fill;
     w->spec->witness->layout(w->stage, w->size, &w->lay);
     e = l2_flusher_init(&w->flush);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&w->own_in, w->lay.in_bytes);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&w->in, w->lay.in_bytes);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&w->snap_in, w->lay.in_bytes);
+    for (int i = 0; i < WITNESS_INS && e == cudaSuccess; i++)
+        if (w->lay.in_bytes[i]) {
+            e = cudaMalloc(&w->own_in[i], w->lay.in_bytes[i]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&w->in[i], w->lay.in_bytes[i]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&w->snap_in[i], w->lay.in_bytes[i]);
+        }
     for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
         if (w->lay.out_bytes[i]) {
             e = cudaMalloc(&w->out[i], w->lay.out_bytes[i]);
@@ -291,14 +295,18 @@ static void w_hold(wside *w)
     w->gate++;
     CUresult r = w->wait_value((CUstream)w->s, w->d_flag, w->gate, CU_STREAM_WAIT_VALUE_GEQ);
     cudaError_t e = r == CUDA_SUCCESS ? cudaEventRecord(w->e0, w->s) : cudaErrorUnknown;
-    uint64_t seed; /* a new one from the system for every call: no call foretells another */
-    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+    /* New seeds from the system for every call: no call foretells another. */
+    uint64_t seed[WITNESS_INS];
+    if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
         w_broken(w, "no random numbers from the system");
-    if (e == cudaSuccess)
-        e = (cudaError_t)w->fill(w->own_in, w->lay.in_bytes / 4, seed, w->lay.fill, w->lay.lo,
-                                 w->lay.hi, w->s);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(w->in, w->own_in, w->lay.in_bytes, cudaMemcpyDeviceToDevice, w->s);
+    for (int i = 0; i < WITNESS_INS && e == cudaSuccess; i++)
+        if (w->lay.in_bytes[i]) {
+            e = (cudaError_t)w->fill(w->own_in[i], w->lay.in_bytes[i] / 4, seed[i], w->lay.fill,
+                                     w->lay.lo, w->lay.hi, w->s);
+            if (e == cudaSuccess)
+                e = cudaMemcpyAsync(w->in[i], w->own_in[i], w->lay.in_bytes[i],
+                                    cudaMemcpyDeviceToDevice, w->s);
+        }
     for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
         if (w->lay.out_bytes[i])
             e = cudaMemsetAsync(w->out[i], w->lay.poison[i], w->lay.out_bytes[i], w->s);
@@ -330,8 +338,10 @@ static float w_release(wside *w)
         if (w->lay.out_bytes[i])
             e = cudaMemcpyAsync(w->snap_out[i], w->out[i], w->lay.out_bytes[i],
                                 cudaMemcpyDeviceToDevice, w->s);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(w->snap_in, w->in, w->lay.in_bytes, cudaMemcpyDeviceToDevice, w->s);
+    for (int i = 0; i < WITNESS_INS && e == cudaSuccess; i++)
+        if (w->lay.in_bytes[i])
+            e = cudaMemcpyAsync(w->snap_in[i], w->in[i], w->lay.in_bytes[i],
+                                cudaMemcpyDeviceToDevice, w->s);
     __atomic_store_n(w->flag, w->gate, __ATOMIC_SEQ_CST);
     if (e != cudaSuccess)
         w_broken(w, "the witness could not wait for the call: %s", cudaGetErrorString(e));
@@ -413,8 +423,10 @@ static void w_calibrated(wside *w)
     w->rec->state = WITNESS_READY;
     /* The hand-off's scratch buffers are not needed again: their memory goes
      * back before the test allocates its own. */
-    cudaFree(w->in);
-    w->in = NULL;
+    for (int i = 0; i < WITNESS_INS; i++) {
+        cudaFree(w->in[i]);
+        w->in[i] = NULL;
+    }
     for (int i = 0; i < WITNESS_OUTS; i++) {
         cudaFree(w->out[i]);
         w->out[i] = NULL;
@@ -433,11 +445,13 @@ static void w_buffers(wside *w, const wmsg *m)
         w_broken(w, "the witness cannot measure the graded buffers");
     range_fn *range;
     memcpy(&range, &fn, sizeof fn);
-    void *p[1 + WITNESS_OUTS] = {NULL};
-    size_t need[1 + WITNESS_OUTS] = {w->lay.in_bytes};
+    void *p[WITNESS_INS + WITNESS_OUTS] = {NULL};
+    size_t need[WITNESS_INS + WITNESS_OUTS];
+    for (int i = 0; i < WITNESS_INS; i++)
+        need[i] = w->lay.in_bytes[i];
     for (int i = 0; i < WITNESS_OUTS; i++)
-        need[1 + i] = w->lay.out_bytes[i];
-    for (int i = 0; i < 1 + WITNESS_OUTS; i++) {
+        need[WITNESS_INS + i] = w->lay.out_bytes[i];
+    for (int i = 0; i < WITNESS_INS + WITNESS_OUTS; i++) {
         if (!need[i])
             continue;
         cudaError_t e = cudaIpcOpenMemHandle(&p[i], m->mem[i], cudaIpcMemLazyEnablePeerAccess);
@@ -451,17 +465,19 @@ static void w_buffers(wside *w, const wmsg *m)
             w_broken(w, "a graded buffer smaller than the lab's (%zu bytes at %llu of %zu)",
                      need[i], (unsigned long long)m->off[i], size);
     }
-    w->in = (char *)p[0] + m->off[0];
+    for (int i = 0; i < WITNESS_INS; i++)
+        if (need[i])
+            w->in[i] = (char *)p[i] + m->off[i];
     for (int i = 0; i < WITNESS_OUTS; i++)
-        if (need[1 + i])
-            w->out[i] = (char *)p[1 + i] + m->off[1 + i];
+        if (need[WITNESS_INS + i])
+            w->out[i] = (char *)p[WITNESS_INS + i] + m->off[WITNESS_INS + i];
 }
 
-/* A wrong call of role; its finding is kept when it is the first, or the
- * first of the stage itself (whose verdict quotes it). */
+/* A finding in a call of role (w_call counts the call once, however many
+ * it has); it is kept when it is the first, or the first of the stage itself
+ * (whose verdict quotes it). */
 static void w_wrong(wside *w, int role, const char *fmt, ...)
 {
-    w->rec->wrong[role]++;
     if (w->rec->wrong_msg[0] && (role != w->stage || w->rec->wrong_role == w->stage))
         return;
     w->rec->wrong_role = role;
@@ -487,27 +503,42 @@ static void w_call(wside *w, const wmsg *m)
     const void *snaps[WITNESS_OUTS];
     for (int i = 0; i < WITNESS_OUTS; i++)
         snaps[i] = w->snap_out[i];
-    long long bad = w->spec->witness->check(role, w->stage, w->size, snaps, w->own_in, w->s, &out);
+    const void *ins[WITNESS_INS];
+    for (int i = 0; i < WITNESS_INS; i++)
+        ins[i] = w->own_in[i];
+    long long bad = w->spec->witness->check(role, w->stage, w->size, snaps, ins, w->s, &out);
     if (bad == -2)
         w_broken(w, "the witness could not check the output: %s", out.msg);
-    if (bad >= 0)
+    int wrong = bad >= 0;
+    if (wrong)
         w_wrong(w, role, "%s", out.msg);
-    check_outcome in = {V_PASS, ""};
-    bad = devcheck_transpose_on_gpu(w->snap_in, w->own_in, 1, w->lay.in_bytes / 4, 1, w->s, &in);
-    if (bad == -2)
-        w_broken(w, "the witness could not check the input: %s", in.msg);
-    if (bad >= 0) {
+    /* Each input as it was at the stop event against what the call was
+     * given; a call that changed two counts once. */
+    for (int i = 0; i < WITNESS_INS; i++) {
+        if (!w->lay.in_bytes[i])
+            continue;
+        check_outcome in = {V_PASS, ""};
+        bad = devcheck_transpose_on_gpu(w->snap_in[i], w->own_in[i], 1, w->lay.in_bytes[i] / 4,
+                                        1, w->s, &in);
+        if (bad == -2)
+            w_broken(w, "the witness could not check the input: %s", in.msg);
+        if (bad < 0)
+            continue;
+        const char *name = w->spec->witness->names[i] ? w->spec->witness->names[i] : "an input";
+        wrong = 1;
         w_wrong(w, role,
-                "the input changed: word %lld of it no longer holds what the call was given. A "
-                "stage may only read its input.",
-                bad);
+                "%s changed: word %lld of it no longer holds what the call was given. A stage "
+                "may only read its inputs.",
+                name, bad);
         if (w->rec->modified[role]++ == 0 && role == w->stage)
             say(w->rec->modified_msg, sizeof w->rec->modified_msg,
-                "the input d_in was changed during a timed call, first at element %lld (the "
-                "grader's timing witness compared it with the fresh input it loaded). A stage "
-                "may only read its input; flags and partial results go to its workspace.",
-                bad);
+                "%s was changed during a timed call, first at element %lld (the grader's timing "
+                "witness compared it with the fresh input it loaded). A stage may only read its "
+                "inputs; flags and partial results go to its workspace.",
+                name, bad);
+        break;
     }
+    rec->wrong[role] += wrong;
     wmsg r = {.op = OP_DONE};
     send_msg(w->sock, &r);
 }
@@ -707,10 +738,10 @@ int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, si
 {
     if (!witness_active(w))
         return 0;
-    const gbuf *b[1 + WITNESS_OUTS] = {NULL};
-    spec->witness->buffers(ctx, &b[0], &b[1]);
+    const gbuf *b[WITNESS_INS + WITNESS_OUTS] = {NULL};
+    spec->witness->buffers(ctx, &b[0], &b[WITNESS_INS]);
     wmsg m = {.op = OP_BUF};
-    for (int i = 0; i < 1 + WITNESS_OUTS; i++) {
+    for (int i = 0; i < WITNESS_INS + WITNESS_OUTS; i++) {
         if (!b[i])
             continue;
         cudaError_t e = cudaIpcGetMemHandle(&m.mem[i], b[i]->d_base);
@@ -834,14 +865,17 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
         return V_PASS;
     const lab_stage *st = &spec->stages[stage];
     /* Inputs changed and outputs the witness found wrong outweigh a time: a
-     * pass, or a stage found too slow, is not one (the input first, as the
+     * pass, a stage found too slow, or times that cannot be right (a wrong
+     * output explains those best) is not one (the input first, as the
      * child's own checks take them). */
-    if (w->modified[stage] > 0 && (rec->v == V_PASS || rec->v == V_SLOW)) {
+    const int timed_verdict = rec->v == V_PASS || rec->v == V_SLOW || rec->v == V_IMPOSSIBLE ||
+                              rec->v == V_TIMING_ANOMALY;
+    if (w->modified[stage] > 0 && timed_verdict) {
         say(msg, n, "%s It happened in %d of the stage's %d timed calls.", w->modified_msg,
             w->modified[stage], w->calls[stage]);
         return V_INPUT_MODIFIED;
     }
-    if (w->wrong[stage] > 0 && (rec->v == V_PASS || rec->v == V_SLOW)) {
+    if (w->wrong[stage] > 0 && timed_verdict) {
         say(msg, n,
             "%d of the stage's %d timed calls gave a wrong output for the fresh input the grader's "
             "timing witness loaded before it: %s Is an output kept from an earlier call?",

@@ -63,6 +63,15 @@ typedef int devcheck_compact_count_fn(const int *in, uint64_t n, uint32_t chunk,
 typedef int devcheck_compact_check_fn(const int *out, const int *in, uint64_t n, uint32_t chunk,
                                       const uint64_t *first, unsigned long long *res,
                                       cudaStream_t s);
+/* The timing witness's check of a GEMM (lab 4): C = A B (row-major floats)
+ * in rows[0..nr) and cols[0..nc) of C, at most DEVCHECK_GEMM_PICKS each,
+ * within t1 * scale + t2 * scale (devcheck.cu). */
+#define DEVCHECK_GEMM_PICKS 32
+typedef int devcheck_gemm_fn(const float *C, const float *A, const float *B, uint64_t M,
+                             uint64_t N, uint64_t K, double t1, double t2, const uint32_t *rows,
+                             int nr, const uint32_t *cols, int nc, unsigned long long *res,
+                             cudaStream_t s);
+devcheck_gemm_fn devcheck_gemm;
 devcheck_sum_fn devcheck_sum;
 devcheck_compact_count_fn devcheck_compact_count;
 devcheck_compact_check_fn devcheck_compact_check;

@@ -543,6 +543,113 @@ extern "C" int devcheck_within(const float *got, const double *exact, const doub
     return (int)cudaGetLastError();
 }
 
+/* ---- a GEMM's output checked in whole rows and columns (the timing
+ * witness of lab 4) ----
+ * C (M x N) against A (M x K) times B (K x N), all row-major floats, in the
+ * sampled rows and columns of C alone: each element there is worked out in
+ * double, with its scale (the sum of |a||b|), and passes when it is finite
+ * and within t1 * scale (+ t2 * scale when t2 != 0), the rule of
+ * within_ok. A stage cannot know which rows and columns are sampled: they
+ * are drawn after its call. */
+#define GEMM_COL_CHUNK 2048 /* B's column, a chunk at a time in shared memory */
+#define GEMM_PICKS 32       /* DEVCHECK_GEMM_PICKS, checked at the end */
+
+struct gemm_pick {
+    uint32_t rows[GEMM_PICKS], cols[GEMM_PICKS];
+    int nr, nc;
+};
+
+__device__ bool gemm_element_ok(float got, double x, double sc, double t1, double t2)
+{
+    if (!isfinite(got))
+        return false;
+    double tol = t1 * sc;
+    if (t2 != 0.0)
+        tol += t2 * sc;
+    return !(fabs((double)got - x) > tol);
+}
+
+/* Block (r, b): row rows[r] of C, columns b * 256 to b * 256 + 255. */
+__global__ void gemm_rows_kernel(const float *C, const float *A, const float *B, uint64_t N,
+                                 uint64_t K, double t1, double t2, gemm_pick p,
+                                 unsigned long long *res)
+{
+    uint64_t i = p.rows[blockIdx.x], j = (uint64_t)blockIdx.y * blockDim.x + threadIdx.x;
+    if (j >= N)
+        return;
+    const float *a = A + i * K;
+    double x = 0, sc = 0;
+    for (uint64_t k = 0; k < K; k++) {
+        double ab = (double)a[k] * (double)B[k * N + j];
+        x += ab;
+        sc += fabs(ab);
+    }
+    uint64_t e = i * N + j;
+    note_bad(!gemm_element_ok(C[e], x, sc, t1, t2), e, res);
+}
+
+/* Block (c, b): column cols[c] of C, rows b * 8 to b * 8 + 7, a warp each;
+ * the column of B goes through shared memory, a lane takes every 32nd k. */
+__global__ void gemm_cols_kernel(const float *C, const float *A, const float *B, uint64_t M,
+                                 uint64_t N, uint64_t K, double t1, double t2, gemm_pick p,
+                                 unsigned long long *res)
+{
+    __shared__ float col[GEMM_COL_CHUNK];
+    const uint64_t j = p.cols[blockIdx.x];
+    const uint64_t i = (uint64_t)blockIdx.y * (blockDim.x / 32) + threadIdx.x / 32;
+    const unsigned lane = threadIdx.x % 32;
+    double x = 0, sc = 0;
+    for (uint64_t k0 = 0; k0 < K; k0 += GEMM_COL_CHUNK) {
+        uint64_t len = K - k0 < GEMM_COL_CHUNK ? K - k0 : GEMM_COL_CHUNK;
+        __syncthreads();
+        for (uint64_t k = threadIdx.x; k < len; k += blockDim.x)
+            col[k] = B[(k0 + k) * N + j];
+        __syncthreads();
+        if (i < M)
+            for (uint64_t k = lane; k < len; k += 32) {
+                double ab = (double)A[i * K + k0 + k] * (double)col[k];
+                x += ab;
+                sc += fabs(ab);
+            }
+    }
+    for (int d = 16; d > 0; d /= 2) {
+        x += __shfl_down_sync(0xffffffffu, x, d);
+        sc += __shfl_down_sync(0xffffffffu, sc, d);
+    }
+    if (lane == 0 && i < M) {
+        uint64_t e = i * N + j;
+        note_bad(!gemm_element_ok(C[e], x, sc, t1, t2), e, res);
+    }
+}
+
+extern "C" int devcheck_gemm(const float *C, const float *A, const float *B, uint64_t M,
+                             uint64_t N, uint64_t K, double t1, double t2, const uint32_t *rows,
+                             int nr, const uint32_t *cols, int nc, unsigned long long *res,
+                             cudaStream_t s)
+{
+    if (nr < 0 || nc < 0 || nr > GEMM_PICKS || nc > GEMM_PICKS)
+        return (int)cudaErrorInvalidValue;
+    gemm_pick p = {};
+    p.nr = nr;
+    p.nc = nc;
+    for (int r = 0; r < nr; r++)
+        if ((p.rows[r] = rows[r]) >= M)
+            return (int)cudaErrorInvalidValue;
+    for (int c = 0; c < nc; c++)
+        if ((p.cols[c] = cols[c]) >= N)
+            return (int)cudaErrorInvalidValue;
+    int err = reset(res, s);
+    if (err)
+        return err;
+    if (nr > 0 && N > 0)
+        gemm_rows_kernel<<<dim3((unsigned)nr, (unsigned)((N + 255) / 256)), 256, 0, s>>>(
+            C, A, B, N, K, t1, t2, p, res);
+    if (nc > 0 && M > 0)
+        gemm_cols_kernel<<<dim3((unsigned)nc, (unsigned)((M + 7) / 8)), 256, 0, s>>>(
+            C, A, B, M, N, K, t1, t2, p, res);
+    return (int)cudaGetLastError();
+}
+
 /* Last, after every definition: each function above is checked against its
  * type in ceilings.h (a conflicting redeclaration does not compile). At the
  * top of lab 3's file it changed the code nvcc made (the library grew by
@@ -551,3 +658,4 @@ extern "C" int devcheck_within(const float *got, const double *exact, const doub
 #include "ceilings.h"
 static_assert(FILL_UNIFORM == DEVCHECK_FILL_UNIFORM && FILL_INTS == DEVCHECK_FILL_INTS,
               "the fill kinds of ceilings.h");
+static_assert(GEMM_PICKS == DEVCHECK_GEMM_PICKS, "the GEMM check's picks of ceilings.h");

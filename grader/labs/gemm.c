@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "../../common/compare.h"
 #include "../../common/hostmem.h"
@@ -34,6 +35,7 @@
 #include "../lab.h"
 #include "../patch.h"
 #include "../policy.h"
+#include "../results.h"
 #include "gemm_lab.h"
 #include "lab_util.h"
 #include "../timings.h"
@@ -396,10 +398,21 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     c->variant = variant;
-    if (lab_unpatch(&c->pA, c->A.d, c->h->A, s, out) != 0 ||
-        lab_unpatch(&c->pB, c->B.d, c->h->B, s, out) != 0)
-        return -1;
     size_t bytes = (size_t)c->M * c->N * 4;
+    if (c->d_A0) { /* timed calls have begun: A and B whole again from the copies (the
+                    * timing witness loads inputs of its own into them) */
+        cudaError_t err = cudaMemcpyAsync(c->A.d, c->d_A0, (size_t)c->M * c->K * 4,
+                                          cudaMemcpyDeviceToDevice, s);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(c->B.d, c->d_B0, (size_t)c->K * c->N * 4,
+                                  cudaMemcpyDeviceToDevice, s);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "reload A and B");
+        patch_clear(&c->pA);
+        patch_clear(&c->pB);
+    } else if (lab_unpatch(&c->pA, c->A.d, c->h->A, s, out) != 0 ||
+               lab_unpatch(&c->pB, c->B.d, c->h->B, s, out) != 0)
+        return -1;
     if (variant == 1 && !c->d_C0) {
         const void *h[1] = {c->h->C0};
         if (lab_device_copies(&c->d_C0, h, 1, bytes, out) != 0)
@@ -514,6 +527,108 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The timing witness (grader/witness.h): fresh A and B, uniform in [-1, 1),
+ * before each timed call, whose C (alpha 1, beta 0, poisoned with NaN) it
+ * checks in rows and columns it draws afterwards, WITNESS_PICKS of each. */
+#define WITNESS_PICKS 16
+
+static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
+{
+    in[0] = &c->A;
+    in[1] = &c->B;
+    out[0] = &c->C;
+    out[1] = NULL;
+}
+
+static void witness_layout_of(int stage, int size, witness_layout *l)
+{
+    (void)stage;
+    const size_t M = (size_t)gemm_sizes[size][0], N = (size_t)gemm_sizes[size][1],
+                 K = (size_t)gemm_sizes[size][2];
+    l->in_bytes[0] = M * K * 4;
+    l->in_bytes[1] = K * N * 4;
+    l->out_bytes[0] = M * N * 4;
+    l->out_bytes[1] = 0;
+    l->poison[0] = 0xff; /* NaN, as prepare's case 0 */
+    l->fill = DEVCHECK_FILL_UNIFORM;
+    l->lo = -1;
+    l->hi = 1;
+}
+
+/* The element of A B at (i, j) and its scale, from A's row and B's column
+ * read back: for the message alone. */
+static int witness_element(const float *d_A, const float *d_B, int N, int K, long long i,
+                           long long j, double *x, double *sc)
+{
+    float *a = malloc((size_t)K * 4), *b = malloc((size_t)K * 4);
+    int rc = -1;
+    if (a && b &&
+        cudaMemcpy(a, d_A + (size_t)i * K, (size_t)K * 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+        cudaMemcpy2D(b, 4, d_B + j, (size_t)N * 4, 4, (size_t)K, cudaMemcpyDeviceToHost) ==
+            cudaSuccess) {
+        *x = *sc = 0;
+        for (int k = 0; k < K; k++) {
+            *x += (double)a[k] * b[k];
+            *sc += fabs((double)a[k] * b[k]);
+        }
+        rc = 0;
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+static long long witness_check(int role, int stage, int size, const void *const *d_out,
+                               const void *const *ins, cudaStream_t s, check_outcome *out)
+{
+    const int M = gemm_sizes[size][0], N = gemm_sizes[size][1], K = gemm_sizes[size][2];
+    /* The TF32 stage's test: the stage and its ceiling (cuBLAS TF32) are held to
+     * TF32's bound; every other stage and its ceiling to float32's. */
+    const int kind = (role == WITNESS_CEILING ? stage : role) == TENSOR_STAGE ? GEMM_TF32
+                                                                               : GEMM_FP32;
+    double t1, t2;
+    gemm_tolerance_factors(K, kind, &t1, &t2);
+    uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
+    uint64_t r[2 * WITNESS_PICKS];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "no random numbers from the system");
+        return -2;
+    }
+    const int nr = M < WITNESS_PICKS ? M : WITNESS_PICKS, nc = N < WITNESS_PICKS ? N : WITNESS_PICKS;
+    for (int k = 0; k < nr; k++)
+        rows[k] = (uint32_t)(r[k] % (uint64_t)M);
+    for (int k = 0; k < nc; k++)
+        cols[k] = (uint32_t)(r[WITNESS_PICKS + k] % (uint64_t)N);
+    const float *A = ins[0], *B = ins[1], *C = d_out[0];
+    long long bad = devcheck_gemm_on_gpu(C, A, B, (size_t)M, (size_t)N, (size_t)K, t1, t2, rows, nr,
+                                         cols, nc, s, out);
+    if (bad < 0)
+        return bad;
+    long long i = bad / N, j = bad % N;
+    float got = 0;
+    double x = 0, sc = 0;
+    out->v = V_WRONG;
+    if (cudaMemcpy(&got, C + bad, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        witness_element(A, B, N, K, i, j, &x, &sc) != 0)
+        snprintf(out->msg, sizeof out->msg,
+                 "C[%lld][%lld] is not within the tolerance of A B's element (alpha 1, beta 0).",
+                 i, j);
+    else
+        snprintf(out->msg, sizeof out->msg,
+                 "C[%lld][%lld] is %.7g, and A B's element is %.7g (off by %.3g; the tolerance "
+                 "is %.3g) (alpha 1, beta 0).",
+                 i, j, got, x, fabs((double)got - x), gemm_tolerance(K, sc, kind));
+    return bad;
+}
+
+static const lab_witness gemm_witness = {
+    .buffers = witness_buffers,
+    .layout = witness_layout_of,
+    .check = witness_check,
+    .names = {"A", "B", "C", NULL},
+};
+
 const lab_spec lab_gemm = {
     .number = 4,
     .name = "gemm",
@@ -543,4 +658,5 @@ const lab_spec lab_gemm = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .witness = &gemm_witness,
 };

@@ -598,7 +598,8 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
  * kind before each timed call, and the sum checked against it after. */
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
-    *in = &c->in;
+    in[0] = &c->in;
+    in[1] = NULL;
     out[0] = &c->out;
     out[1] = NULL;
 }
@@ -606,7 +607,8 @@ static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 static void witness_layout_of(int stage, int size, witness_layout *l)
 {
     (void)stage;
-    l->in_bytes = reduce_sizes[size] * sizeof(float);
+    l->in_bytes[1] = 0;
+    l->in_bytes[0] = reduce_sizes[size] * sizeof(float);
     l->out_bytes[0] = sizeof(float);
     l->out_bytes[1] = 0;
     l->poison[0] = 0xff;
@@ -616,8 +618,9 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *d_in, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out)
 {
+    const void *d_in = ins[0];
     (void)role;
     (void)stage;
     return lab_witness_sum(d_out[0], d_in, reduce_sizes[size], s, out);
@@ -627,6 +630,7 @@ static const lab_witness reduce_witness = {
     .buffers = witness_buffers,
     .layout = witness_layout_of,
     .check = witness_check,
+    .names = {"the input d_in", NULL, "the output d_out", NULL},
 };
 
 const lab_spec lab_reduce = {

@@ -891,7 +891,8 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
  * is a copy. */
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
-    *in = &c->in;
+    in[0] = &c->in;
+    in[1] = NULL;
     out[0] = &c->out;
     out[1] = c->op == SHUFFLE_COMPACT ? &c->count : NULL;
 }
@@ -900,7 +901,8 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 {
     int op = shuffle_stage_op(stage);
     size_t n = shuffle_sizes[size];
-    l->in_bytes = n * 4;
+    l->in_bytes[1] = 0;
+    l->in_bytes[0] = n * 4;
     l->out_bytes[0] = op == SHUFFLE_SUM ? 4 : n * 4;
     l->out_bytes[1] = op == SHUFFLE_COMPACT ? 4 : 0;
     /* as prepare: NaN over a sum, 0x80808080 over ints (no prefix sum of
@@ -919,8 +921,9 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *d_in, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out)
 {
+    const void *d_in = ins[0];
     int op = shuffle_stage_op(stage);
     size_t n = shuffle_sizes[size];
     if (op == SHUFFLE_SUM)
@@ -976,6 +979,7 @@ static const lab_witness shuffle_witness = {
     .buffers = witness_buffers,
     .layout = witness_layout_of,
     .check = witness_check,
+    .names = {"the input d_in", NULL, "the output d_out", "the count d_count"},
 };
 
 const lab_spec lab_shuffle = {

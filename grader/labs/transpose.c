@@ -479,7 +479,8 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
  * before each timed call and checks d_out against it after. */
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
-    *in = &c->in;
+    in[0] = &c->in;
+    in[1] = NULL;
     out[0] = &c->out;
     out[1] = NULL;
 }
@@ -487,7 +488,8 @@ static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 static void witness_layout_of(int stage, int size, witness_layout *l)
 {
     (void)stage;
-    l->in_bytes = l->out_bytes[0] =
+    l->in_bytes[1] = 0;
+    l->in_bytes[0] = l->out_bytes[0] =
         (size_t)transpose_sizes[size][0] * (size_t)transpose_sizes[size][1] * 4;
     l->out_bytes[1] = 0;
     l->poison[0] = 0xff;
@@ -497,8 +499,9 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *d_in, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out)
 {
+    const void *d_in = ins[0];
     (void)stage;
     int rows = transpose_sizes[size][0], cols = transpose_sizes[size][1];
     const int is_copy = role == WITNESS_CEILING || is_copy_stage(role);
@@ -518,6 +521,7 @@ static const lab_witness transpose_witness = {
     .buffers = witness_buffers,
     .layout = witness_layout_of,
     .check = witness_check,
+    .names = {"the input d_in", NULL, "the output d_out", NULL},
 };
 
 const lab_spec lab_transpose = {

@@ -258,6 +258,68 @@ START_TEST(witness_inputs_and_checks)
 }
 END_TEST
 
+/* Lab 4's witness check: C = A B in the sampled rows and columns, found
+ * wrong there (a value off, a NaN), and not read elsewhere. K is over the
+ * column kernel's chunk of B (2048), so a column takes two chunks. */
+START_TEST(gemm_checked_in_rows_and_columns)
+{
+    load_kernels();
+    enum { M = 70, NC = 45, K = 2100 };
+    float *A = malloc((size_t)M * K * 4), *B = malloc((size_t)K * NC * 4), *C = malloc(M * NC * 4);
+    rng r;
+    rng_seed(&r, 4242);
+    rng_fill_uniform(&r, A, (size_t)M * K, -1.0f, 1.0f);
+    rng_fill_uniform(&r, B, (size_t)K * NC, -1.0f, 1.0f);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < NC; j++) {
+            double x = 0;
+            for (int k = 0; k < K; k++)
+                x += (double)A[(size_t)i * K + k] * B[(size_t)k * NC + j];
+            C[i * NC + j] = (float)x;
+        }
+    float *dA, *dB, *dC;
+    ck_assert_int_eq(cudaMalloc((void **)&dA, (size_t)M * K * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dB, (size_t)K * NC * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dC, M * NC * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dA, A, (size_t)M * K * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dB, B, (size_t)K * NC * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dC, C, M * NC * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    double t1, t2;
+    gemm_tolerance_factors(K, GEMM_FP32, &t1, &t2);
+    const uint32_t rows[2] = {3, 69}, cols[2] = {0, 44};
+    check_outcome out = {0};
+    ck_assert_int_eq(devcheck_gemm_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, cols, 2, 0, &out),
+                     -1);
+    /* Off by 0.1 (about 17 times the float32 bound here, 0.006) in a sampled row. */
+    uint32_t w;
+    float v = C[69 * NC + 10] + 0.1f;
+    memcpy(&w, &v, 4);
+    poke((uint32_t *)dC, 69 * NC + 10, w);
+    ck_assert_int_eq(devcheck_gemm_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, cols, 2, 0, &out),
+                     69 * NC + 10);
+    /* With other rows sampled, that element is not read. */
+    const uint32_t other[1] = {5};
+    ck_assert_int_eq(devcheck_gemm_on_gpu(dC, dA, dB, M, NC, K, t1, t2, other, 1, cols, 2, 0, &out),
+                     -1);
+    memcpy(&w, &C[69 * NC + 10], 4);
+    poke((uint32_t *)dC, 69 * NC + 10, w);
+    /* A NaN in a sampled column, two chunks of K deep, in a row not sampled. */
+    poke((uint32_t *)dC, 5 * NC + 44, 0x7fc00000u);
+    ck_assert_int_eq(devcheck_gemm_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, cols, 2, 0, &out),
+                     5 * NC + 44);
+    /* Picks outside C: the check itself fails. */
+    const uint32_t outside[1] = {M};
+    ck_assert_int_eq(devcheck_gemm_on_gpu(dC, dA, dB, M, NC, K, t1, t2, outside, 1, cols, 2, 0, &out),
+                     -2);
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    free(A);
+    free(B);
+    free(C);
+}
+END_TEST
+
 /* The test below: its element e, the override row and column, and the
  * CPU's rule for it (*x: the value expected there). */
 typedef struct within_case {
@@ -393,7 +455,7 @@ END_TEST
 
 int devcheck_gpu_test_count(void)
 {
-    return 4;
+    return 6;
 }
 
 Suite *make_devcheck_gpu_suite(void)
@@ -406,6 +468,7 @@ Suite *make_devcheck_gpu_suite(void)
     tcase_add_test(tc, outputs_checked_against_inputs);
     tcase_add_test(tc, within_tolerance_on_gpu);
     tcase_add_test(tc, witness_inputs_and_checks);
+    tcase_add_test(tc, gemm_checked_in_rows_and_columns);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -226,6 +226,16 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
     test_record slow = r;
     slow.v = V_SLOW;
     ck_assert_int_eq(witness_judge(&spec, 2, &slow, &w, msg, sizeof msg), V_INPUT_MODIFIED);
+    /* Wrong outputs explain times that cannot be right: WRONG RESULT over
+     * IMPOSSIBLE and TIMING ANOMALY, and no verdict of another kind moved. */
+    w.modified[2] = 0;
+    test_record fast = r;
+    fast.v = V_IMPOSSIBLE;
+    ck_assert_int_eq(witness_judge(&spec, 2, &fast, &w, msg, sizeof msg), V_WRONG);
+    fast.v = V_TIMING_ANOMALY;
+    ck_assert_int_eq(witness_judge(&spec, 2, &fast, &w, msg, sizeof msg), V_WRONG);
+    fast.v = V_GPU_FAULT;
+    ck_assert_int_eq(witness_judge(&spec, 2, &fast, &w, msg, sizeof msg), V_PASS);
     w = witness_of(1.0, 1.6, 0.9);
     w.wrong[1] = 1;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_SKIPPED);

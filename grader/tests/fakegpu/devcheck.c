@@ -214,3 +214,49 @@ int devcheck_compact_check(const int *out, const int *in, uint64_t n, uint32_t c
     }
     return 0;
 }
+
+static int gemm_element_ok(float got, double x, double sc, double t1, double t2)
+{
+    if (!isfinite(got))
+        return 0;
+    double tol = t1 * sc;
+    if (t2 != 0.0)
+        tol += t2 * sc;
+    return !(fabs((double)got - x) > tol);
+}
+
+static void gemm_element(const float *C, const float *A, const float *B, uint64_t N, uint64_t K,
+                         double t1, double t2, uint64_t i, uint64_t j, unsigned long long *res)
+{
+    double x = 0, sc = 0;
+    for (uint64_t k = 0; k < K; k++) {
+        double ab = (double)A[i * K + k] * (double)B[k * N + j];
+        x += ab;
+        sc += fabs(ab);
+    }
+    if (!gemm_element_ok(C[i * N + j], x, sc, t1, t2))
+        note(res, i * N + j);
+}
+
+int devcheck_gemm(const float *C, const float *A, const float *B, uint64_t M, uint64_t N,
+                  uint64_t K, double t1, double t2, const uint32_t *rows, int nr,
+                  const uint32_t *cols, int nc, unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    if (nr < 0 || nc < 0 || nr > DEVCHECK_GEMM_PICKS || nc > DEVCHECK_GEMM_PICKS)
+        return 1;
+    for (int r = 0; r < nr; r++)
+        if (rows[r] >= M)
+            return 1;
+    for (int c = 0; c < nc; c++)
+        if (cols[c] >= N)
+            return 1;
+    reset(res);
+    for (int r = 0; r < nr; r++)
+        for (uint64_t j = 0; j < N; j++)
+            gemm_element(C, A, B, N, K, t1, t2, rows[r], j, res);
+    for (int c = 0; c < nc; c++)
+        for (uint64_t i = 0; i < M; i++)
+            gemm_element(C, A, B, N, K, t1, t2, i, cols[c], res);
+    return 0;
+}
