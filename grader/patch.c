@@ -61,7 +61,7 @@ int patch_load_library(const char *path, char *err, size_t n)
 static int load(check_outcome *out)
 {
     if (scatter && verify && compare && transpose_check && scan_check && within_check &&
-        sum_check && compact_count && compact_check)
+        sum_check && compact_count && compact_check && gemm_check)
         return 0;
     void *fns[N_SYMS];
     if (ceiling_load("devcheck", syms, fns, N_SYMS, out->msg, sizeof out->msg) != 0) {

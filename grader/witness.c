@@ -527,14 +527,15 @@ static void w_call(wside *w, const wmsg *m)
         const char *name = w->spec->witness->names[i] ? w->spec->witness->names[i] : "an input";
         wrong = 1;
         w_wrong(w, role,
-                "%s changed: word %lld of it no longer holds what the call was given. A stage "
-                "may only read its inputs.",
+                "%s changed during the call: its word %lld no longer holds what the call was "
+                "given. A stage may only read its inputs.",
                 name, bad);
         if (w->rec->modified[role]++ == 0 && role == w->stage)
             say(w->rec->modified_msg, sizeof w->rec->modified_msg,
                 "%s was changed during a timed call, first at element %lld (the grader's timing "
                 "witness compared it with the fresh input it loaded). A stage may only read its "
-                "inputs; flags and partial results go to its workspace.",
+                "inputs; flags and partial results belong in a workspace, where the lab gives "
+                "one.",
                 name, bad);
         break;
     }

@@ -17,7 +17,13 @@
  * columns of it wrong by far more than the tolerance. The check adds the
  * patches' effect on those rows and columns to the expected C (exactly, in
  * double), and checks on the GPU that A and B hold exactly what was loaded
- * plus the patch. The next prepare writes the old words back. */
+ * plus the patch. Once timed calls have begun, each prepare loads A and B
+ * whole again, from copies on the GPU.
+ *
+ * Speed tests with the timing witness (grader/witness.h): the witness writes
+ * a new A and B, uniform in [-1, 1), before every timed call, which is given
+ * case 0 (alpha 1, beta 0, C poisoned with NaN), and checks C afterwards in
+ * rows and columns it draws then (witness_check, below). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +66,7 @@ static const lab_stage gemm_stages[] = {
         .min_speedup = 2.0,
         LAB_BASES(0),
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 5.9,
         .hint = "Consecutive threads (threadIdx.x) should take consecutive columns j of C: then a warp "
                 "reads one element of A (a broadcast) and 32 neighbouring elements of B, and writes 32 "
@@ -73,6 +80,7 @@ static const lab_stage gemm_stages[] = {
         .min_speedup = 1.15,
         LAB_BASES(1),
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 8.7,
         .technique = {{"LDS", "shared-memory loads (LDS)"}},
         .hint = "Each block should load a tile of A and a tile of B into shared memory once, "
@@ -87,6 +95,7 @@ static const lab_stage gemm_stages[] = {
         .min_speedup = 1.45,
         LAB_BASES(2),
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 16.1,
         .hint = "Each thread should keep TM results in registers and, for each k, load one element of B "
                 "into a register and reuse it TM times against a column of A's tile: fewer shared loads "
@@ -100,6 +109,7 @@ static const lab_stage gemm_stages[] = {
         .min_speedup = 1.4,
         LAB_BASES(3),
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 29.9,
         .hint = "Each thread should compute an 8 x 8 block: per k, load 8 values of A and 8 of B into "
                 "registers and do 64 multiply-adds from them (an outer product). Check that the result "
@@ -114,6 +124,7 @@ static const lab_stage gemm_stages[] = {
         .min_speedup = 1.0,
         LAB_BASES(4),
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 31.6,
         .technique = {{"LDS.128", "16-byte shared-memory loads (LDS.128)"},
                       {"LDG.128", "16-byte global loads (LDG.E.128)"}},
@@ -128,6 +139,7 @@ static const lab_stage gemm_stages[] = {
         .min_speedup = 1.0,
         LAB_BASES(5),
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 37.6,
         .hint = "Load the next tiles (into registers or a second shared buffer) before computing on the "
                 "current ones, so memory and arithmetic overlap; one __syncthreads() per tile.",
@@ -141,6 +153,7 @@ static const lab_stage gemm_stages[] = {
         LAB_BASES(6),
         .min_ceiling = 0.65,
         .ceiling = CUBLAS,
+        .refused_ops = {GEMM_TENSOR_OPS, GEMM_TENSOR_TEXT},
         .reference = 43.9,
         .hint = "Give each warp a sub-tile of the block (e.g. 64 x 32) and each thread a few small "
                 "blocks inside it, so a warp's shared loads hit few distinct addresses; aim for most of "
@@ -614,6 +627,12 @@ static long long witness_check(int role, int stage, int size, const void *const 
         snprintf(out->msg, sizeof out->msg,
                  "C[%lld][%lld] is not within the tolerance of A B's element (alpha 1, beta 0).",
                  i, j);
+    else if (!isfinite(got))
+        snprintf(out->msg, sizeof out->msg,
+                 "C[%lld][%lld] is %g, and A B's element is %.7g (alpha 1, beta 0; the witness "
+                 "filled C with NaN before the call, so a NaN there may be an element never "
+                 "written).",
+                 i, j, got, x);
     else
         snprintf(out->msg, sizeof out->msg,
                  "C[%lld][%lld] is %.7g, and A B's element is %.7g (off by %.3g; the tolerance "

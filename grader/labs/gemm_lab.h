@@ -20,6 +20,18 @@
     "tensor-core instructions below TF32's precision (HMMA or HGMMA without .TF32, for FP16 "     \
     "or BF16 inputs; IMMA, QMMA, QGMMA for integer or FP8)"
 
+/* The float32 stages (1 to 7) hold no tensor-core instruction but DMMA
+ * (FP64): their bound is float32's, and their timed calls get the timing
+ * witness's uniform inputs, on which TF32 over a share of K stays within it
+ * often enough to pass a sample (instructors.md). 3xTF32, as accurate as
+ * float32, is refused too: its speed would be IMPOSSIBLE against cuBLAS's
+ * float32 anyway. */
+#define GEMM_TENSOR_OPS "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA"
+#define GEMM_TENSOR_TEXT                                                                           \
+    "tensor-core instructions (HMMA or HGMMA, for TF32, FP16 or BF16 inputs; IMMA, QMMA for "    \
+    "integer or FP8), while stages 1 to 7 compute in float32 on the CUDA cores, as their "       \
+    "ceiling does (tensor cores are stage 8's)"
+
 struct rng;
 
 /* One problem: C = alpha A B + beta C0, row-major, A M x K, B K x N. */
