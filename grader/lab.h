@@ -139,7 +139,8 @@ typedef struct lab_witness {
     long long (*check)(int role, int stage, int size, const void *const *d_out,
                        const void *const *d_in, cudaStream_t s, check_outcome *out);
     /* The buffers as messages name them, inputs then outputs in the order
-     * of buffers: "d_in", "A", "d_out"; NULL past the lab's own. */
+     * of buffers ("the input d_in", "the output d_out"; lab 4: "A", "B",
+     * "C"); NULL past the lab's own. */
     const char *names[WITNESS_INS + WITNESS_OUTS];
 } lab_witness;
 

@@ -12,14 +12,14 @@
  *
  *   - its stream waits until the child has queued the call (or for 100 ms,
  *     whichever comes first), then records its start event; then, after the
- *     start event and before the go, it writes a fresh input, from a seed the
- *     system draws for that call, into its own buffer and the graded input,
- *     poisons the output, flushes L2, and sets go, which the child's stream
+ *     start event and before the go, it writes fresh inputs, from seeds the
+ *     system draws for that call, into its own buffers and the graded inputs,
+ *     poisons the outputs, flushes L2, and sets go, which the child's stream
  *     waits for, with an event of its own;
  *   - the child's stream sets done behind the call, and the witness's stream
  *     waits for it, records its stop event and copies the graded buffers as
  *     they are then;
- *   - it checks those copies against its own input, on the GPU.
+ *   - it checks those copies against its own inputs, on the GPU.
  *
  * The input is written after the start event, so no work done before the
  * window can answer the call; contexts on one GPU take turns (without MPS),
@@ -27,9 +27,8 @@
  * leaves the copies unfinished. The call's time is taken from the witness's
  * go (an event after the input is loaded) to its stop event, less the two
  * switches between the contexts, measured before the library is loaded (with
- * CUDA's interprocess events instead, the switches took 0.287 ms on the H200,
- * within 3 us over 50 calls; this hand-off has not been measured on a GPU
- * yet). Its findings go to the test's witness_record in the
+ * this hand-off, the switches took 0.286-0.298 ms on the H200, at most 11 us
+ * apart within one test; instructors.md). Its findings go to the test's witness_record in the
  * results page, which the child cannot write. The parent then holds the
  * child's record to them (witness_judge): a PASS whose times the witness
  * contradicts, whose timed outputs were wrong, or that went around the
@@ -41,8 +40,9 @@
  * Where the witness cannot start (no stream memory operations or
  * interprocess memory: some virtual machines and WSL; the fake GPU of the
  * tests) the test is timed as before and the lab's report says why. A lab
- * takes part by setting lab_spec.witness; for now only lab 1 does, and the
- * witness runs only with CUDA_LABS_WITNESS=1 (instructors.md). */
+ * takes part by setting lab_spec.witness (labs 1 to 4 do: lab 4 with two
+ * inputs, A and B), and the witness runs unless CUDA_LABS_WITNESS=0
+ * (instructors.md). */
 #ifndef CUDA_LABS_WITNESS_H
 #define CUDA_LABS_WITNESS_H
 
