@@ -113,7 +113,8 @@ typedef struct check_outcome {
  * tests it times: every timed call gets fresh inputs, made by the witness in
  * buffers of its own and copied into the graded inputs, and the graded
  * outputs are checked against those buffers after the call. */
-#define WITNESS_INS 2  /* the inputs: one, or two (lab 4's A and B) */
+#define WITNESS_INS 2  /* the inputs: one, or two (lab 4's A and B, lab 6's input and
+                        * filter, lab 7's A and Bt) */
 #define WITNESS_OUTS 2 /* an output, and a count where the lab has one */
 typedef struct witness_layout {
     size_t in_bytes[WITNESS_INS];   /* each input of a call (0: none) */

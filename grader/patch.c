@@ -19,12 +19,15 @@ static devcheck_sum_fn *sum_check;
 static devcheck_compact_count_fn *compact_count;
 static devcheck_compact_check_fn *compact_check;
 static devcheck_gemm_fn *gemm_check;
+static devcheck_conv_fn *conv_check;
+static devcheck_gemm_bf16_fn *gemm_bf16_check;
 
 static const char *const syms[] = {"devcheck_scatter", "devcheck_verify",
                                    "devcheck_compare", "devcheck_transpose",
                                    "devcheck_scan",    "devcheck_within",
                                    "devcheck_sum",     "devcheck_compact_count",
-                                   "devcheck_compact_check", "devcheck_gemm"};
+                                   "devcheck_compact_check", "devcheck_gemm",
+                                   "devcheck_conv", "devcheck_gemm_bf16"};
 #define N_SYMS ((int)(sizeof syms / sizeof syms[0]))
 
 static int take(void *const *fns)
@@ -39,6 +42,8 @@ static int take(void *const *fns)
     compact_count = (devcheck_compact_count_fn *)fns[7];
     compact_check = (devcheck_compact_check_fn *)fns[8];
     gemm_check = (devcheck_gemm_fn *)fns[9];
+    conv_check = (devcheck_conv_fn *)fns[10];
+    gemm_bf16_check = (devcheck_gemm_bf16_fn *)fns[11];
     return 0;
 }
 
@@ -422,6 +427,28 @@ long long devcheck_gemm_on_gpu(const float *d_C, const float *d_A, const float *
         return -2;
     return run_check(gemm_check(d_C, d_A, d_B, M, N, K, t1, t2, rows, nr, cols, nc, check_res_d, s),
                      s, out);
+}
+
+long long devcheck_gemm_bf16_on_gpu(const float *d_C, const void *d_A, const void *d_Bt, size_t M,
+                                    size_t N, size_t K, double t1, double t2,
+                                    const uint32_t *rows, int nr, const uint32_t *cols, int nc,
+                                    cudaStream_t s, check_outcome *out)
+{
+    if (check_ready(out) != 0)
+        return -2;
+    return run_check(gemm_bf16_check(d_C, d_A, d_Bt, M, N, K, t1, t2, rows, nr, cols, nc,
+                                     check_res_d, s),
+                     s, out);
+}
+
+long long devcheck_conv_on_gpu(const float *d_y, const float *d_x, const float *d_w,
+                               const int shape[9], double t1, const uint32_t *chans, int nk,
+                               const uint32_t *pixels, int np, cudaStream_t s, check_outcome *out)
+{
+    if (check_ready(out) != 0)
+        return -2;
+    return run_check(conv_check(d_y, d_x, d_w, shape, t1, chans, nk, pixels, np, check_res_d, s), s,
+                     out);
 }
 
 int devcheck_sum_on_gpu(const float *d_in, size_t n, double *sum, double *sum_abs, cudaStream_t s,

@@ -131,6 +131,20 @@ long long devcheck_gemm_on_gpu(const float *d_C, const float *d_A, const float *
                                size_t N, size_t K, double t1, double t2, const uint32_t *rows,
                                int nr, const uint32_t *cols, int nc, cudaStream_t s,
                                check_outcome *out);
+/* The same for lab 7: d_C = d_A d_Bt^T, with d_A (M x K) and d_Bt (N x K)
+ * BF16 and K-major (K even). */
+long long devcheck_gemm_bf16_on_gpu(const float *d_C, const void *d_A, const void *d_Bt, size_t M,
+                                    size_t N, size_t K, double t1, double t2,
+                                    const uint32_t *rows, int nr, const uint32_t *cols, int nc,
+                                    cudaStream_t s, check_outcome *out);
+/* d_y (N K P Q floats) is the convolution of d_x (N C H W) with d_w
+ * (K C R S) (shape: N, C, H, W, K, R, S, stride, pad), in the output
+ * channels chans[0..nk) and the pixels pixels[0..np) ((n P + p) Q + q),
+ * DEVCHECK_CONV_PICKS at most each, each output there within t1 * scale,
+ * scale its sum of |x||w| (the timing witness of lab 6). */
+long long devcheck_conv_on_gpu(const float *d_y, const float *d_x, const float *d_w,
+                               const int shape[9], double t1, const uint32_t *chans, int nk,
+                               const uint32_t *pixels, int np, cudaStream_t s, check_outcome *out);
 
 /* d_got (rows x cols floats) is within the tolerance t1 * scale
  * (+ t2 * scale when t2 != 0) of the expected values d_exact, with their

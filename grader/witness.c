@@ -879,7 +879,9 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
     if (w->wrong[stage] > 0 && timed_verdict) {
         say(msg, n,
             "%d of the stage's %d timed calls gave a wrong output for the fresh input the grader's "
-            "timing witness loaded before it: %s Is an output kept from an earlier call?",
+            "timing witness loaded before it: %s Look for what a timed call does differently: "
+            "an output kept from an earlier call, work skipped when the input looks familiar, "
+            "or a race or a lower precision that shows only there.",
             w->wrong[stage], w->calls[stage], w->wrong_msg);
         return V_WRONG;
     }

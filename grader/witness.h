@@ -40,9 +40,9 @@
  * Where the witness cannot start (no stream memory operations or
  * interprocess memory: some virtual machines and WSL; the fake GPU of the
  * tests) the test is timed as before and the lab's report says why. A lab
- * takes part by setting lab_spec.witness (labs 1 to 4 do: lab 4 with two
- * inputs, A and B), and the witness runs unless CUDA_LABS_WITNESS=0
- * (instructors.md). */
+ * takes part by setting lab_spec.witness (every lab but lab 5, which times
+ * itself on the host; labs 4, 6 and 7 with two inputs), and the witness runs
+ * unless CUDA_LABS_WITNESS=0 (instructors.md). */
 #ifndef CUDA_LABS_WITNESS_H
 #define CUDA_LABS_WITNESS_H
 

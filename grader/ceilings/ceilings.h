@@ -49,6 +49,7 @@ devcheck_mark_fn devcheck_mark;
 enum {
     DEVCHECK_FILL_UNIFORM = 0, /* floats in [lo, hi), as rng_uniform (common/rng.c) makes them */
     DEVCHECK_FILL_INTS = 1,    /* ints uniform in [lo, hi] */
+    DEVCHECK_FILL_BF16 = 2,    /* two of UNIFORM's floats a word, rounded to BF16 */
 };
 typedef int devcheck_fill_fn(void *buf, uint64_t n_words, uint64_t seed, int kind, double lo,
                              double hi, cudaStream_t s);
@@ -72,6 +73,22 @@ typedef int devcheck_gemm_fn(const float *C, const float *A, const float *B, uin
                              int nr, const uint32_t *cols, int nc, unsigned long long *res,
                              cudaStream_t s);
 devcheck_gemm_fn devcheck_gemm;
+/* The same for lab 7: C = A Bt^T with A (M x K) and Bt (N x K) BF16,
+ * K-major, K even. */
+typedef int devcheck_gemm_bf16_fn(const float *C, const void *A, const void *Bt, uint64_t M,
+                                  uint64_t N, uint64_t K, double t1, double t2,
+                                  const uint32_t *rows, int nr, const uint32_t *cols, int nc,
+                                  unsigned long long *res, cudaStream_t s);
+devcheck_gemm_bf16_fn devcheck_gemm_bf16;
+/* The timing witness's check of a convolution (lab 6): y = x conv w (NCHW,
+ * KCRS; shape as ceiling_conv_create's) in the output channels chans[0..nk)
+ * and the pixels pixels[0..np) ((n P + p) Q + q), at most DEVCHECK_CONV_PICKS
+ * each, within t1 * scale (devcheck.cu). */
+#define DEVCHECK_CONV_PICKS 32
+typedef int devcheck_conv_fn(const float *y, const float *x, const float *w, const int shape[9],
+                             double t1, const uint32_t *chans, int nk, const uint32_t *pixels,
+                             int np, unsigned long long *res, cudaStream_t s);
+devcheck_conv_fn devcheck_conv;
 devcheck_sum_fn devcheck_sum;
 devcheck_compact_count_fn devcheck_compact_count;
 devcheck_compact_check_fn devcheck_compact_check;

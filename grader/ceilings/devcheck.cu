@@ -5,6 +5,7 @@
  * inputs; after it, the input is checked on the GPU against the copy it was
  * loaded from, with the patch allowed for (patch_verify), without reading it
  * back to the host. grader/patch.c calls these; see grader/patch.h. */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -31,9 +32,13 @@ extern "C" int devcheck_mark(cudaStream_t s, unsigned hold_ns)
  * values (ceilings.h, DEVCHECK_FILL_*, checked against these at the end):
  *   UNIFORM: a float lo + (hi - lo) u, u uniform in [0, 1) in steps of 2^-24
  *            (rng_uniform's rule, common/rng.c);
- *   INTS:    an int uniform in [lo, hi]. */
+ *   INTS:    an int uniform in [lo, hi];
+ *   BF16:    two BF16 values, each UNIFORM's float rounded to BF16 (to
+ *            nearest, ties to even), the first in the low half (lab 7's
+ *            inputs: lab 4's rounded). */
 #define FILL_UNIFORM 0
 #define FILL_INTS 1
+#define FILL_BF16 2
 
 __device__ uint64_t splitmix(uint64_t seed, uint64_t i)
 {
@@ -55,7 +60,16 @@ __global__ void witness_fill_kernel(uint32_t *buf, uint64_t n, uint64_t seed, in
             continue;
         }
         float v = __fadd_rn(lo, __fmul_rn(hi - lo, (float)m * 5.9604644775390625e-8f));
-        buf[i] = __float_as_uint(v < hi ? v : lo);
+        v = v < hi ? v : lo;
+        if (kind == FILL_BF16) {
+            uint32_t m2 = (uint32_t)((z >> 32) & 0xffffff);
+            float v2 = __fadd_rn(lo, __fmul_rn(hi - lo, (float)m2 * 5.9604644775390625e-8f));
+            v2 = v2 < hi ? v2 : lo;
+            buf[i] = (uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(v)) |
+                     (uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(v2)) << 16;
+            continue;
+        }
+        buf[i] = __float_as_uint(v);
     }
 }
 
@@ -569,6 +583,15 @@ __device__ bool gemm_element_ok(float got, double x, double sc, double t1, doubl
     return !(fabs((double)got - x) > tol);
 }
 
+/* Both sums of a warp's lanes, in lane 0. */
+__device__ void warp_sum2(double &x, double &sc)
+{
+    for (int d = 16; d > 0; d /= 2) {
+        x += __shfl_down_sync(0xffffffffu, x, d);
+        sc += __shfl_down_sync(0xffffffffu, sc, d);
+    }
+}
+
 /* Block (r, b): row rows[r] of C, columns b * 256 to b * 256 + 255. */
 __global__ void gemm_rows_kernel(const float *C, const float *A, const float *B, uint64_t N,
                                  uint64_t K, double t1, double t2, gemm_pick p,
@@ -612,14 +635,30 @@ __global__ void gemm_cols_kernel(const float *C, const float *A, const float *B,
                 sc += fabs(ab);
             }
     }
-    for (int d = 16; d > 0; d /= 2) {
-        x += __shfl_down_sync(0xffffffffu, x, d);
-        sc += __shfl_down_sync(0xffffffffu, sc, d);
-    }
+    warp_sum2(x, sc);
     if (lane == 0 && i < M) {
         uint64_t e = i * N + j;
         note_bad(!gemm_element_ok(C[e], x, sc, t1, t2), e, res);
     }
+}
+
+/* The picks of C (M x N) into *p, and res reset on s: 0, or an error (for
+ * picks outside C too). */
+static int gemm_start(uint64_t M, uint64_t N, const uint32_t *rows, int nr, const uint32_t *cols,
+                      int nc, gemm_pick *p, unsigned long long *res, cudaStream_t s)
+{
+    if (nr < 0 || nc < 0 || nr > GEMM_PICKS || nc > GEMM_PICKS)
+        return (int)cudaErrorInvalidValue;
+    *p = gemm_pick{};
+    p->nr = nr;
+    p->nc = nc;
+    for (int r = 0; r < nr; r++)
+        if ((p->rows[r] = rows[r]) >= M)
+            return (int)cudaErrorInvalidValue;
+    for (int c = 0; c < nc; c++)
+        if ((p->cols[c] = cols[c]) >= N)
+            return (int)cudaErrorInvalidValue;
+    return reset(res, s);
 }
 
 extern "C" int devcheck_gemm(const float *C, const float *A, const float *B, uint64_t M,
@@ -627,18 +666,8 @@ extern "C" int devcheck_gemm(const float *C, const float *A, const float *B, uin
                              int nr, const uint32_t *cols, int nc, unsigned long long *res,
                              cudaStream_t s)
 {
-    if (nr < 0 || nc < 0 || nr > GEMM_PICKS || nc > GEMM_PICKS)
-        return (int)cudaErrorInvalidValue;
-    gemm_pick p = {};
-    p.nr = nr;
-    p.nc = nc;
-    for (int r = 0; r < nr; r++)
-        if ((p.rows[r] = rows[r]) >= M)
-            return (int)cudaErrorInvalidValue;
-    for (int c = 0; c < nc; c++)
-        if ((p.cols[c] = cols[c]) >= N)
-            return (int)cudaErrorInvalidValue;
-    int err = reset(res, s);
+    gemm_pick p;
+    int err = gemm_start(M, N, rows, nr, cols, nc, &p, res, s);
     if (err)
         return err;
     if (nr > 0 && N > 0)
@@ -650,12 +679,164 @@ extern "C" int devcheck_gemm(const float *C, const float *A, const float *B, uin
     return (int)cudaGetLastError();
 }
 
+/* ---- a BF16 GEMM's output checked in whole rows and columns (the timing
+ * witness of lab 7) ----
+ * C (M x N floats, row-major) against A (M x K) times Bt (N x K)
+ * transposed, both BF16 and K-major (two elements a word; K even), in the
+ * sampled rows and columns of C: each element there in double, a warp to an
+ * element, with its scale, within t1 * scale (+ t2 * scale), as above. */
+__global__ void gemm_bf16_kernel(const float *C, const uint32_t *A, const uint32_t *Bt,
+                                 uint64_t M, uint64_t N, uint64_t K, double t1, double t2,
+                                 gemm_pick p, unsigned long long *res)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    const unsigned lane = threadIdx.x % 32;
+    uint64_t i, j;
+    if ((int)blockIdx.y < p.nr) { /* a row: its column t */
+        if (t >= N)
+            return;
+        i = p.rows[blockIdx.y];
+        j = t;
+    } else { /* a column: its row t */
+        if (t >= M)
+            return;
+        i = t;
+        j = p.cols[blockIdx.y - p.nr];
+    }
+    const uint32_t *a = A + i * (K / 2), *b = Bt + j * (K / 2);
+    double x = 0, sc = 0;
+    for (uint64_t w = lane; w < K / 2; w += 32) {
+        uint32_t aw = a[w], bw = b[w];
+        for (int h = 0; h < 2; h++) {
+            double ab = (double)__uint_as_float((aw >> (16 * h)) << 16) *
+                        (double)__uint_as_float((bw >> (16 * h)) << 16);
+            x += ab;
+            sc += fabs(ab);
+        }
+    }
+    warp_sum2(x, sc);
+    if (lane == 0) {
+        uint64_t e = i * N + j;
+        note_bad(!gemm_element_ok(C[e], x, sc, t1, t2), e, res);
+    }
+}
+
+extern "C" int devcheck_gemm_bf16(const float *C, const void *A, const void *Bt, uint64_t M,
+                                  uint64_t N, uint64_t K, double t1, double t2,
+                                  const uint32_t *rows, int nr, const uint32_t *cols, int nc,
+                                  unsigned long long *res, cudaStream_t s)
+{
+    if (K % 2 != 0)
+        return (int)cudaErrorInvalidValue;
+    gemm_pick p;
+    int err = gemm_start(M, N, rows, nr, cols, nc, &p, res, s);
+    if (err)
+        return err;
+    const uint64_t line = nr > 0 && N > (nc > 0 ? M : 0) ? N : M;
+    if (nr + nc > 0 && line > 0)
+        gemm_bf16_kernel<<<dim3((unsigned)((line + 7) / 8), (unsigned)(nr + nc)), 256, 0, s>>>(
+            C, (const uint32_t *)A, (const uint32_t *)Bt, M, N, K, t1, t2, p, res);
+    return (int)cudaGetLastError();
+}
+
+/* ---- a convolution's output checked in whole channels and pixels (the
+ * timing witness of lab 6) ----
+ * y (N K P Q) against the convolution of x (N C H W) with w (K C R S), with
+ * the layer's stride and zero padding, in the sampled output channels (all
+ * N P Q outputs of each) and the sampled pixels (all K outputs of each, a
+ * pixel being (n, p, q), numbered (n P + p) Q + q). Each output there is
+ * worked out in double, a warp to an output, with its scale (the sum of
+ * |x||w| over its window), and passes when it is finite and within
+ * t1 * scale (gemm_element_ok). Drawn after the call, as lab 4's. */
+#define CONV_PICKS 32 /* DEVCHECK_CONV_PICKS, checked at the end */
+
+struct conv_pick {
+    int N, C, H, W, K, R, S, stride, pad, P, Q;
+    uint32_t chans[CONV_PICKS], pixels[CONV_PICKS];
+    int nk, np;
+};
+
+/* Block (b, l): line l (a channel, then the pixels), its outputs b * 8 to
+ * b * 8 + 7, a warp each; a lane takes every 32nd (c, r, s). */
+__global__ void conv_check_kernel(const float *y, const float *x, const float *w, double t1,
+                                  conv_pick p, unsigned long long *res)
+{
+    const uint64_t npq = (uint64_t)p.N * p.P * p.Q;
+    const uint64_t t = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    const unsigned lane = threadIdx.x % 32;
+    uint64_t pixel, k;
+    if ((int)blockIdx.y < p.nk) { /* a channel: output t of its N P Q */
+        if (t >= npq)
+            return;
+        k = p.chans[blockIdx.y];
+        pixel = t;
+    } else { /* a pixel: its channel t */
+        if (t >= (uint64_t)p.K)
+            return;
+        k = t;
+        pixel = p.pixels[blockIdx.y - p.nk];
+    }
+    const int n = (int)(pixel / ((uint64_t)p.P * p.Q)), op = (int)(pixel / p.Q % p.P),
+              oq = (int)(pixel % p.Q);
+    const int rs = p.R * p.S, crs = p.C * rs;
+    const float *wk = w + k * (uint64_t)crs;
+    double v = 0, sc = 0;
+    for (int i = lane; i < crs; i += 32) {
+        const int c = i / rs, r = i / p.S % p.R, s = i % p.S;
+        const int h = op * p.stride - p.pad + r, col = oq * p.stride - p.pad + s;
+        if (h < 0 || h >= p.H || col < 0 || col >= p.W)
+            continue;
+        double xw = (double)x[(((uint64_t)n * p.C + c) * p.H + h) * p.W + col] * (double)wk[i];
+        v += xw;
+        sc += fabs(xw);
+    }
+    warp_sum2(v, sc);
+    if (lane == 0) {
+        uint64_t e = (((uint64_t)n * p.K + k) * p.P + op) * p.Q + oq;
+        note_bad(!gemm_element_ok(y[e], v, sc, t1, 0.0), e, res);
+    }
+}
+
+extern "C" int devcheck_conv(const float *y, const float *x, const float *w, const int shape[9],
+                             double t1, const uint32_t *chans, int nk, const uint32_t *pixels,
+                             int np, unsigned long long *res, cudaStream_t s)
+{
+    conv_pick p = {};
+    p.N = shape[0], p.C = shape[1], p.H = shape[2], p.W = shape[3], p.K = shape[4];
+    p.R = shape[5], p.S = shape[6], p.stride = shape[7], p.pad = shape[8];
+    if (nk < 0 || np < 0 || nk > CONV_PICKS || np > CONV_PICKS || p.N < 1 || p.C < 1 ||
+        p.K < 1 || p.R < 1 || p.S < 1 || p.stride < 1 || p.pad < 0 ||
+        p.H + 2 * p.pad < p.R || p.W + 2 * p.pad < p.S)
+        return (int)cudaErrorInvalidValue;
+    p.P = (p.H + 2 * p.pad - p.R) / p.stride + 1;
+    p.Q = (p.W + 2 * p.pad - p.S) / p.stride + 1;
+    const uint64_t npq = (uint64_t)p.N * p.P * p.Q;
+    p.nk = nk;
+    p.np = np;
+    for (int i = 0; i < nk; i++)
+        if ((p.chans[i] = chans[i]) >= (uint32_t)p.K)
+            return (int)cudaErrorInvalidValue;
+    for (int i = 0; i < np; i++)
+        if ((p.pixels[i] = pixels[i]) >= npq)
+            return (int)cudaErrorInvalidValue;
+    int err = reset(res, s);
+    if (err)
+        return err;
+    const uint64_t line = nk > 0 && npq > (uint64_t)p.K ? npq : (uint64_t)p.K;
+    if (nk + np > 0)
+        conv_check_kernel<<<dim3((unsigned)((line + 7) / 8), (unsigned)(nk + np)), 256, 0, s>>>(
+            y, x, w, t1, p, res);
+    return (int)cudaGetLastError();
+}
+
 /* Last, after every definition: each function above is checked against its
  * type in ceilings.h (a conflicting redeclaration does not compile). At the
  * top of lab 3's file it changed the code nvcc made (the library grew by
  * 94 KB) and CUB's scan and select ran 18% and 30% slower on the H200, which
  * made the solution IMPOSSIBLE against them; here it changes nothing. */
 #include "ceilings.h"
-static_assert(FILL_UNIFORM == DEVCHECK_FILL_UNIFORM && FILL_INTS == DEVCHECK_FILL_INTS,
+static_assert(FILL_UNIFORM == DEVCHECK_FILL_UNIFORM && FILL_INTS == DEVCHECK_FILL_INTS &&
+                  FILL_BF16 == DEVCHECK_FILL_BF16,
               "the fill kinds of ceilings.h");
 static_assert(GEMM_PICKS == DEVCHECK_GEMM_PICKS, "the GEMM check's picks of ceilings.h");
+static_assert(CONV_PICKS == DEVCHECK_CONV_PICKS, "the convolution check's picks of ceilings.h");

@@ -29,8 +29,15 @@
  * plane of every image for a patched filter weight. The check adds the
  * patches' effect to the expected outputs (exactly, in double), and checks
  * on the GPU that the input and the filter hold exactly what was loaded plus
- * the patch. The next prepare writes the old words back. */
+ * the patch. Once timed calls have begun, the next prepare loads the input
+ * and the filter whole again from device copies.
+ *
+ * Speed tests with the timing witness (grader/witness.h): the witness writes
+ * a fresh input and filter, uniform in [-1, 1), before each timed call and
+ * checks the output in whole channels and whole pixels it draws then
+ * (witness_check, below). */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +51,7 @@
 #include "../lab.h"
 #include "../patch.h"
 #include "../policy.h"
+#include "../results.h"
 #include "conv_lab.h"
 #include "lab_util.h"
 #include "../timings.h"
@@ -339,8 +347,20 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
-    if (lab_unpatch(&c->px, c->x.d, c->h->x, s, out) != 0 ||
-        lab_unpatch(&c->pw, c->w.d, c->h->w, s, out) != 0)
+    const conv_layer *l = &conv_layers[c->size].l;
+    if (c->d_x0) { /* timed calls have begun: the input and the filter whole again from the
+                    * copies (the timing witness loads inputs of its own into them) */
+        cudaError_t err =
+            cudaMemcpyAsync(c->x.d, c->d_x0, in_elems(l) * 4, cudaMemcpyDeviceToDevice, s);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(c->w.d, c->d_w0, filter_elems(l) * 4, cudaMemcpyDeviceToDevice,
+                                  s);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, "reload the input and the filter");
+        patch_clear(&c->px);
+        patch_clear(&c->pw);
+    } else if (lab_unpatch(&c->px, c->x.d, c->h->x, s, out) != 0 ||
+               lab_unpatch(&c->pw, c->w.d, c->h->w, s, out) != 0)
         return -1;
     cudaError_t err = gbuf_poison(&c->y, s);
     if (err == cudaSuccess)
@@ -442,6 +462,119 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The timing witness (grader/witness.h): a fresh input and filter, uniform in
+ * [-1, 1), before each timed call, whose output (poisoned with NaN) it
+ * checks afterwards in WITNESS_PICKS output channels (every image and pixel
+ * of each) and WITNESS_PICKS pixels (every channel of each), drawn then. A
+ * channel reaches every input pixel and a pixel every filter weight, so an
+ * output kept from an earlier call, or any part of the work left out, is
+ * wrong where they look. The ceiling writes no output (it multiplies
+ * matrices of its own): only its inputs are checked, to be left as loaded. */
+#define WITNESS_PICKS 16
+
+static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
+{
+    in[0] = &c->x;
+    in[1] = &c->w;
+    out[0] = &c->y;
+    out[1] = NULL;
+}
+
+static void witness_layout_of(int stage, int size, witness_layout *wl)
+{
+    (void)stage;
+    const conv_layer *l = &conv_layers[size].l;
+    wl->in_bytes[0] = in_elems(l) * 4;
+    wl->in_bytes[1] = filter_elems(l) * 4;
+    wl->out_bytes[0] = conv_out_elems(l) * 4;
+    wl->out_bytes[1] = 0;
+    wl->poison[0] = 0xff; /* NaN, as prepare's gbuf_poison */
+    wl->fill = DEVCHECK_FILL_UNIFORM;
+    wl->lo = -1;
+    wl->hi = 1;
+}
+
+/* Output (n, k, p, q) of the layer and its scale, from image n of the input
+ * and filter k read back: for the message alone. */
+static int witness_output(const float *d_x, const float *d_w, const conv_layer *l, int n, int k,
+                          int op, int oq, double *v, double *sc)
+{
+    const size_t img = (size_t)l->C * l->H * l->W, crs = (size_t)l->C * l->R * l->S;
+    float *x = malloc(img * 4), *w = malloc(crs * 4);
+    int rc = -1;
+    if (x && w &&
+        cudaMemcpy(x, d_x + (size_t)n * img, img * 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+        cudaMemcpy(w, d_w + (size_t)k * crs, crs * 4, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        *v = *sc = 0;
+        for (int ch = 0; ch < l->C; ch++)
+            for (int r = 0; r < l->R; r++)
+                for (int q = 0; q < l->S; q++) {
+                    int h = op * l->stride - l->pad + r, col = oq * l->stride - l->pad + q;
+                    if (h < 0 || h >= l->H || col < 0 || col >= l->W)
+                        continue;
+                    double xw = (double)x[((size_t)ch * l->H + h) * l->W + col] *
+                                w[((size_t)ch * l->R + r) * l->S + q];
+                    *v += xw;
+                    *sc += fabs(xw);
+                }
+        rc = 0;
+    }
+    free(x);
+    free(w);
+    return rc;
+}
+
+static long long witness_check(int role, int stage, int size, const void *const *d_out,
+                               const void *const *ins, cudaStream_t s, check_outcome *out)
+{
+    (void)stage;
+    if (role == WITNESS_CEILING) /* it writes no output here */
+        return -1;
+    const conv_layer *l = &conv_layers[size].l;
+    const int P = conv_out_h(l), Q = conv_out_w(l);
+    const uint64_t npq = (uint64_t)l->N * P * Q;
+    uint32_t chans[WITNESS_PICKS], pixels[WITNESS_PICKS];
+    if (lab_witness_picks(chans, WITNESS_PICKS, (uint64_t)l->K, pixels, WITNESS_PICKS, npq, out) !=
+        0)
+        return -2;
+    const int shape[9] = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
+    const float *x = ins[0], *w = ins[1], *y = d_out[0];
+    long long bad = devcheck_conv_on_gpu(y, x, w, shape, conv_tolerance(l, 1.0), chans,
+                                         WITNESS_PICKS, pixels, WITNESS_PICKS, s, out);
+    if (bad < 0)
+        return bad;
+    const int n = (int)(bad / ((long long)l->K * P * Q)), k = (int)(bad / ((long long)P * Q) % l->K),
+              op = (int)(bad / Q % P), oq = (int)(bad % Q);
+    float got = 0;
+    double v = 0, sc = 0;
+    out->v = V_WRONG;
+    if (cudaMemcpy(&got, y + bad, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        witness_output(x, w, l, n, k, op, oq, &v, &sc) != 0)
+        snprintf(out->msg, sizeof out->msg,
+                 "out[%d][%d][%d][%d] (n, k, p, q) is not within the tolerance of the "
+                 "convolution's output.",
+                 n, k, op, oq);
+    else if (!isfinite(got))
+        snprintf(out->msg, sizeof out->msg,
+                 "out[%d][%d][%d][%d] (n, k, p, q) is %g, and the convolution's output is %.7g "
+                 "(the witness filled the output with NaN before the call, so a NaN there may be "
+                 "an output never written).",
+                 n, k, op, oq, got, v);
+    else
+        snprintf(out->msg, sizeof out->msg,
+                 "out[%d][%d][%d][%d] (n, k, p, q) is %.7g, and the convolution's output is %.7g "
+                 "(off by %.3g; the tolerance is %.3g).",
+                 n, k, op, oq, got, v, fabs((double)got - v), conv_tolerance(l, sc));
+    return bad;
+}
+
+static const lab_witness conv_witness = {
+    .buffers = witness_buffers,
+    .layout = witness_layout_of,
+    .check = witness_check,
+    .names = {"the input d_in", "the filter d_filter", "the output d_out", NULL},
+};
+
 const lab_spec lab_conv = {
     .number = 6,
     .name = "conv",
@@ -477,4 +610,5 @@ const lab_spec lab_conv = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .witness = &conv_witness,
 };

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "../../common/compare.h"
 #include "../../common/hostmem.h"
@@ -602,17 +601,9 @@ static long long witness_check(int role, int stage, int size, const void *const 
     double t1, t2;
     gemm_tolerance_factors(K, kind, &t1, &t2);
     uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
-    uint64_t r[2 * WITNESS_PICKS];
-    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
-        out->v = V_SETUP_ERROR;
-        snprintf(out->msg, sizeof out->msg, "no random numbers from the system");
-        return -2;
-    }
     const int nr = M < WITNESS_PICKS ? M : WITNESS_PICKS, nc = N < WITNESS_PICKS ? N : WITNESS_PICKS;
-    for (int k = 0; k < nr; k++)
-        rows[k] = (uint32_t)(r[k] % (uint64_t)M);
-    for (int k = 0; k < nc; k++)
-        cols[k] = (uint32_t)(r[WITNESS_PICKS + k] % (uint64_t)N);
+    if (lab_witness_picks(rows, nr, (uint64_t)M, cols, nc, (uint64_t)N, out) != 0)
+        return -2;
     const float *A = ins[0], *B = ins[1], *C = d_out[0];
     long long bad = devcheck_gemm_on_gpu(C, A, B, (size_t)M, (size_t)N, (size_t)K, t1, t2, rows, nr,
                                          cols, nc, s, out);

@@ -22,8 +22,13 @@
  * whole rows and columns of it wrong by far more than the tolerance. The
  * check adds the patches' effect to the expected C (lab 4's
  * gemm_patch_expect, exactly, in double) and checks on the GPU that A and Bt
- * hold exactly what was loaded plus the patch. The next prepare writes the
- * old words back.
+ * hold exactly what was loaded plus the patch. Once timed calls have begun,
+ * the next prepare loads A and Bt whole again from device copies.
+ *
+ * Speed tests with the timing witness (grader/witness.h): the witness writes
+ * a fresh A and Bt before each timed call (uniform in [-1, 1), rounded to
+ * BF16; stage 5's test: FP32 A and B, not rounded) and checks C in whole
+ * rows and columns it draws then (witness_check, below).
  *
  * Stage 5, the bonus, is lab 4's problem in TF32 (hopper.h): C = A B with A
  * (M x K) and B (K x N) row-major FP32, at this lab's sizes, on inputs of
@@ -52,6 +57,7 @@
 #include "../lab.h"
 #include "../patch.h"
 #include "../policy.h"
+#include "../results.h"
 #include "../timings.h"
 #include "gemm_lab.h"
 #include "hopper_lab.h"
@@ -494,8 +500,18 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
-    if (lab_unpatch(&c->pA, c->A.d, host_A(c), s, out) != 0 ||
-        lab_unpatch(&c->pB, c->Bt.d, host_B(c), s, out) != 0)
+    if (c->d_A0) { /* timed calls have begun: A and Bt whole again from the copies (the
+                    * timing witness loads inputs of its own into them) */
+        cudaError_t err =
+            cudaMemcpyAsync(c->A.d, c->d_A0, words_A(c) * 4, cudaMemcpyDeviceToDevice, s);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(c->Bt.d, c->d_B0, words_B(c) * 4, cudaMemcpyDeviceToDevice, s);
+        if (err != cudaSuccess)
+            return lab_fail_cuda(out, err, c->tf32 ? "reload A and B" : "reload A and Bt");
+        patch_clear(&c->pA);
+        patch_clear(&c->pB);
+    } else if (lab_unpatch(&c->pA, c->A.d, host_A(c), s, out) != 0 ||
+               lab_unpatch(&c->pB, c->Bt.d, host_B(c), s, out) != 0)
         return -1;
     cudaError_t err = gbuf_poison(&c->C, s);
     if (err != cudaSuccess)
@@ -677,6 +693,131 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* The timing witness (grader/witness.h): a fresh A and Bt before each timed
+ * call, uniform in [-1, 1) and rounded to BF16 (in stage 5's test, FP32 A
+ * and B, not rounded), whose C (poisoned with NaN) it checks in rows and
+ * columns it draws afterwards, WITNESS_PICKS of each: with the BF16 stages'
+ * bound, or with TF32's in stage 5's test (the stage and its cuBLAS TF32
+ * ceiling). */
+#define WITNESS_PICKS 16
+
+static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
+{
+    in[0] = &c->A;
+    in[1] = &c->Bt;
+    out[0] = &c->C;
+    out[1] = NULL;
+}
+
+static void witness_layout_of(int stage, int size, witness_layout *l)
+{
+    const size_t M = (size_t)hopper_sizes[size][0], N = (size_t)hopper_sizes[size][1],
+                 K = (size_t)hopper_sizes[size][2];
+    const size_t elem = stage == TF32_STAGE ? 4 : 2;
+    l->in_bytes[0] = M * K * elem;
+    l->in_bytes[1] = N * K * elem;
+    l->out_bytes[0] = M * N * 4;
+    l->out_bytes[1] = 0;
+    l->poison[0] = 0xff; /* NaN, as prepare's gbuf_poison */
+    l->fill = stage == TF32_STAGE ? DEVCHECK_FILL_UNIFORM : DEVCHECK_FILL_BF16;
+    l->lo = -1;
+    l->hi = 1;
+}
+
+/* Element (i, j) of the product and its scale, from the row of A and the
+ * row of Bt (stage 5: the column of B) read back: for the message alone. */
+static int witness_element(int tf32, const void *d_A, const void *d_B, int N, int K, long long i,
+                           long long j, double *x, double *sc)
+{
+    float *a = malloc((size_t)K * 4), *b = malloc((size_t)K * 4);
+    uint16_t *ha = malloc((size_t)K * 2), *hb = malloc((size_t)K * 2);
+    int rc = -1;
+    if (!a || !b || !ha || !hb)
+        goto done;
+    if (tf32) {
+        if (cudaMemcpy(a, (const float *)d_A + (size_t)i * K, (size_t)K * 4,
+                       cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemcpy2D(b, 4, (const float *)d_B + j, (size_t)N * 4, 4, (size_t)K,
+                         cudaMemcpyDeviceToHost) != cudaSuccess)
+            goto done;
+    } else {
+        if (cudaMemcpy(ha, (const uint16_t *)d_A + (size_t)i * K, (size_t)K * 2,
+                       cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemcpy(hb, (const uint16_t *)d_B + (size_t)j * K, (size_t)K * 2,
+                       cudaMemcpyDeviceToHost) != cudaSuccess)
+            goto done;
+        for (int k = 0; k < K; k++) {
+            a[k] = hopper_bf16_float(ha[k]);
+            b[k] = hopper_bf16_float(hb[k]);
+        }
+    }
+    *x = *sc = 0;
+    for (int k = 0; k < K; k++) {
+        *x += (double)a[k] * b[k];
+        *sc += fabs((double)a[k] * b[k]);
+    }
+    rc = 0;
+done:
+    free(a);
+    free(b);
+    free(ha);
+    free(hb);
+    return rc;
+}
+
+static long long witness_check(int role, int stage, int size, const void *const *d_out,
+                               const void *const *ins, cudaStream_t s, check_outcome *out)
+{
+    (void)role;
+    const int M = hopper_sizes[size][0], N = hopper_sizes[size][1], K = hopper_sizes[size][2];
+    /* Stage 5's test (the stage and its cuBLAS TF32 ceiling): TF32's bound;
+     * the BF16 stages, their bases and cuBLAS in BF16: the tensor cores' sum
+     * of exact products. */
+    const int tf32 = stage == TF32_STAGE, kind = tf32 ? GEMM_TF32 : GEMM_TC_SUM;
+    double t1, t2;
+    gemm_tolerance_factors(K, kind, &t1, &t2);
+    uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
+    if (lab_witness_picks(rows, WITNESS_PICKS, (uint64_t)M, cols, WITNESS_PICKS, (uint64_t)N, out) !=
+        0)
+        return -2;
+    const float *C = d_out[0];
+    long long bad =
+        tf32 ? devcheck_gemm_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K, t1, t2,
+                                    rows, WITNESS_PICKS, cols, WITNESS_PICKS, s, out)
+             : devcheck_gemm_bf16_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K, t1,
+                                         t2, rows, WITNESS_PICKS, cols, WITNESS_PICKS, s, out);
+    if (bad < 0)
+        return bad;
+    long long i = bad / N, j = bad % N;
+    float got = 0;
+    double x = 0, sc = 0;
+    const char *what = tf32 ? "A B" : "A Bt^T";
+    out->v = V_WRONG;
+    if (cudaMemcpy(&got, C + bad, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        witness_element(tf32, ins[0], ins[1], N, K, i, j, &x, &sc) != 0)
+        snprintf(out->msg, sizeof out->msg, "C[%lld][%lld] is not within the tolerance of %s's "
+                                            "element.",
+                 i, j, what);
+    else if (!isfinite(got))
+        snprintf(out->msg, sizeof out->msg,
+                 "C[%lld][%lld] is %g, and %s's element is %.7g (the witness filled C with NaN "
+                 "before the call, so a NaN there may be an element never written).",
+                 i, j, got, what, x);
+    else
+        snprintf(out->msg, sizeof out->msg,
+                 "C[%lld][%lld] is %.7g, and %s's element is %.7g (off by %.3g; the tolerance "
+                 "is %.3g).",
+                 i, j, got, what, x, fabs((double)got - x), gemm_tolerance(K, sc, kind));
+    return bad;
+}
+
+static const lab_witness hopper_witness = {
+    .buffers = witness_buffers,
+    .layout = witness_layout_of,
+    .check = witness_check,
+    .names = {"A", "Bt (B in stage 5)", "C", NULL},
+};
+
 const lab_spec lab_hopper = {
     .number = 7,
     .name = "hopper",
@@ -712,4 +853,5 @@ const lab_spec lab_hopper = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .witness = &hopper_witness,
 };

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "../../common/compare.h"
 #include "../../common/par.h"
@@ -342,5 +343,23 @@ long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStr
     if (v == V_PASS)
         return -1;
     out->v = (verdict)v;
+    return 0;
+}
+
+int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uint64_t mb,
+                      check_outcome *out)
+{
+    uint64_t r[64];
+    size_t bytes = (size_t)(na + nb) * sizeof *r;
+    if (na < 0 || nb < 0 || na + nb > 64 || ma == 0 || mb == 0 ||
+        getrandom(r, bytes, 0) != (ssize_t)bytes) {
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg, "no random numbers from the system");
+        return -2;
+    }
+    for (int i = 0; i < na; i++)
+        a[i] = (uint32_t)(r[i] % ma);
+    for (int i = 0; i < nb; i++)
+        b[i] = (uint32_t)(r[na + i] % mb);
     return 0;
 }

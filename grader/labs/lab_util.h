@@ -111,5 +111,10 @@ int lab_guard_check(const gbuf *b, const char *name, size_t elems, check_outcome
  * Witness side (grader/witness.h). */
 long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStream_t s,
                           check_outcome *out);
+/* The lines a witness's check samples (labs 4, 6, 7), drawn from the system
+ * after the call: a[i] uniform below ma for i < na, b[i] below mb for
+ * i < nb (na, nb at most 32). 0, or -2 with out filled (SETUP ERROR). */
+int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uint64_t mb,
+                      check_outcome *out);
 
 #endif

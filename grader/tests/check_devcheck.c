@@ -12,7 +12,9 @@
 
 #include "../../common/rng.h"
 #include "../ceilings/ceilings.h"
+#include "../labs/conv_lab.h"
 #include "../labs/gemm_lab.h"
+#include "../labs/hopper_lab.h"
 #include "../patch.h"
 #include "tests.h"
 
@@ -180,6 +182,12 @@ static uint32_t fill_word(uint64_t seed, uint64_t i, int kind, float lo, float h
         return (uint32_t)((int)lo + (int)((z >> 32) % (uint32_t)(hi - lo + 1)));
     float u = (float)(uint32_t)(z & 0xffffff) * (1.0f / 16777216.0f), v = lo + (hi - lo) * u;
     v = v < hi ? v : lo;
+    if (kind == DEVCHECK_FILL_BF16) { /* two, rounded as lab 7's own inputs are */
+        float u2 = (float)(uint32_t)((z >> 32) & 0xffffff) * (1.0f / 16777216.0f),
+              v2 = lo + (hi - lo) * u2;
+        v2 = v2 < hi ? v2 : lo;
+        return (uint32_t)hopper_bf16_bits(v) | (uint32_t)hopper_bf16_bits(v2) << 16;
+    }
     uint32_t w;
     memcpy(&w, &v, 4);
     return w;
@@ -217,6 +225,18 @@ START_TEST(witness_inputs_and_checks)
     for (size_t i = 0; i < N; i++)
         same += h[i] == h2[i];
     ck_assert_uint_lt(same, N / 1000);
+    /* BF16 pairs (lab 7): the host's rounding, word for word; both halves
+     * in [-1, 1] (rounding may reach 1) and drawn apart. */
+    ck_assert_int_eq(fill(d2, N, 80, DEVCHECK_FILL_BF16, -1, 1, 0), 0);
+    ck_assert_int_eq(cudaMemcpy(h2, d2, N * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t halves_same = 0;
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_uint_eq(h2[i], fill_word(80, i, DEVCHECK_FILL_BF16, -1.0f, 1.0f));
+        float lo = hopper_bf16_float((uint16_t)h2[i]), hi = hopper_bf16_float((uint16_t)(h2[i] >> 16));
+        ck_assert(fabsf(lo) <= 1.0f && fabsf(hi) <= 1.0f);
+        halves_same += (h2[i] & 0xffff) == h2[i] >> 16;
+    }
+    ck_assert_uint_lt(halves_same, N / 100);
 
     /* The sum in double, whatever order the GPU adds in. */
     check_outcome out = {0};
@@ -317,6 +337,158 @@ START_TEST(gemm_checked_in_rows_and_columns)
     free(A);
     free(B);
     free(C);
+}
+END_TEST
+
+/* Lab 7's witness check: C = A Bt^T with BF16 A and Bt, in the sampled
+ * rows and columns, found wrong there and not read elsewhere. K is odd in
+ * words (K / 2 = 1025), so lanes end unevenly. */
+START_TEST(gemm_bf16_checked_in_rows_and_columns)
+{
+    load_kernels();
+    enum { M = 70, NC = 45, K = 2050 };
+    uint16_t *A = malloc((size_t)M * K * 2), *Bt = malloc((size_t)NC * K * 2);
+    float *C = malloc(M * NC * 4);
+    rng r;
+    rng_seed(&r, 4343);
+    for (size_t e = 0; e < (size_t)M * K; e++)
+        A[e] = hopper_bf16_bits(rng_uniform(&r, -1.0f, 1.0f));
+    for (size_t e = 0; e < (size_t)NC * K; e++)
+        Bt[e] = hopper_bf16_bits(rng_uniform(&r, -1.0f, 1.0f));
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < NC; j++) {
+            double x = 0;
+            for (int k = 0; k < K; k++)
+                x += (double)hopper_bf16_float(A[(size_t)i * K + k]) *
+                     hopper_bf16_float(Bt[(size_t)j * K + k]);
+            C[i * NC + j] = (float)x;
+        }
+    void *dA, *dB;
+    float *dC;
+    ck_assert_int_eq(cudaMalloc(&dA, (size_t)M * K * 2), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc(&dB, (size_t)NC * K * 2), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dC, M * NC * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dA, A, (size_t)M * K * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dB, Bt, (size_t)NC * K * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dC, C, M * NC * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    double t1, t2;
+    gemm_tolerance_factors(K, GEMM_TC_SUM, &t1, &t2);
+    const uint32_t rows[2] = {3, 69}, cols[2] = {0, 44};
+    check_outcome out = {0};
+    ck_assert_int_eq(devcheck_gemm_bf16_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, cols, 2, 0,
+                                               &out),
+                     -1);
+    /* Off by 0.1 (the bound here is below 0.02) in a sampled row. */
+    uint32_t w;
+    float v = C[69 * NC + 10] + 0.1f;
+    memcpy(&w, &v, 4);
+    poke((uint32_t *)dC, 69 * NC + 10, w);
+    ck_assert_int_eq(devcheck_gemm_bf16_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, cols, 2, 0,
+                                               &out),
+                     69 * NC + 10);
+    const uint32_t other[1] = {5};
+    ck_assert_int_eq(devcheck_gemm_bf16_on_gpu(dC, dA, dB, M, NC, K, t1, t2, other, 1, cols, 2, 0,
+                                               &out),
+                     -1);
+    memcpy(&w, &C[69 * NC + 10], 4);
+    poke((uint32_t *)dC, 69 * NC + 10, w);
+    /* A NaN in a sampled column, in a row not sampled. */
+    poke((uint32_t *)dC, 5 * NC + 44, 0x7fc00000u);
+    ck_assert_int_eq(devcheck_gemm_bf16_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, cols, 2, 0,
+                                               &out),
+                     5 * NC + 44);
+    /* Picks outside C, or an odd K: the check itself fails. */
+    const uint32_t outside[1] = {NC};
+    ck_assert_int_eq(devcheck_gemm_bf16_on_gpu(dC, dA, dB, M, NC, K, t1, t2, rows, 2, outside, 1,
+                                               0, &out),
+                     -2);
+    ck_assert_int_eq(devcheck_gemm_bf16_on_gpu(dC, dA, dB, M, NC, K - 1, t1, t2, rows, 2, cols, 2,
+                                               0, &out),
+                     -2);
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    free(A);
+    free(Bt);
+    free(C);
+}
+END_TEST
+
+/* Lab 6's witness check: the convolution in the sampled output channels
+ * and pixels, against the grader's CPU reference (conv_ref.c) on a layer
+ * with a stride of 2 and padding, deeper (C R S = 81) than a warp's lanes;
+ * found wrong there (a value off, a NaN), and not read elsewhere. */
+START_TEST(conv_checked_in_channels_and_pixels)
+{
+    load_kernels();
+    const conv_layer l = {2, 9, 7, 9, 5, 3, 3, 2, 1}; /* P = 4, Q = 5 */
+    const int P = conv_out_h(&l), Q = conv_out_w(&l);
+    const size_t nx = (size_t)l.N * l.C * l.H * l.W, nw = (size_t)l.K * l.C * l.R * l.S,
+                 ny = conv_out_elems(&l);
+    ck_assert_int_eq(P, 4);
+    ck_assert_int_eq(Q, 5);
+    float *x = malloc(nx * 4), *w = malloc(nw * 4), *y = malloc(ny * 4);
+    double *exact = malloc(ny * sizeof *exact), *scale = malloc(ny * sizeof *scale);
+    rng r;
+    rng_seed(&r, 6464);
+    rng_fill_uniform(&r, x, nx, -1.0f, 1.0f);
+    rng_fill_uniform(&r, w, nw, -1.0f, 1.0f);
+    conv_problem p = {l, x, w};
+    ck_assert_int_eq(conv_reference(&p, exact, scale), 0);
+    for (size_t e = 0; e < ny; e++)
+        y[e] = (float)exact[e];
+    float *dx, *dw, *dy;
+    ck_assert_int_eq(cudaMalloc((void **)&dx, nx * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dw, nw * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&dy, ny * 4), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dx, x, nx * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dw, w, nw * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dy, y, ny * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    const int shape[9] = {l.N, l.C, l.H, l.W, l.K, l.R, l.S, l.stride, l.pad};
+    const double t1 = conv_tolerance(&l, 1.0);
+    const uint32_t chans[2] = {0, 4}, pixels[2] = {0, 39}; /* pixel 39: n 1, p 3, q 4 */
+    check_outcome out = {0};
+    /* (Channels 0 and 4 whole: every border output the padding reaches, and
+     * the stride, agree with the CPU's reference.) */
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chans, 2, pixels, 2, 0, &out), -1);
+    /* Off by 0.01 in channel 4 (the bound is at most 2.2e-4 here), at n 0, p 1, q 2
+     * (pixel 7, not sampled). */
+    const size_t e = (((size_t)0 * l.K + 4) * P + 1) * Q + 2;
+    uint32_t v;
+    float off = y[e] + 0.01f;
+    memcpy(&v, &off, 4);
+    poke((uint32_t *)dy, e, v);
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chans, 2, pixels, 2, 0, &out),
+                     (long long)e);
+    /* With another channel and pixel sampled, that output is not read. */
+    const uint32_t chan1[1] = {1}, pixel1[1] = {8};
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chan1, 1, pixel1, 1, 0, &out), -1);
+    /* But pixel 7 sampled finds it in every channel's pass. */
+    const uint32_t pixel7[1] = {7};
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chan1, 1, pixel7, 1, 0, &out),
+                     (long long)e);
+    memcpy(&v, &y[e], 4);
+    poke((uint32_t *)dy, e, v);
+    /* A NaN in sampled pixel 39, in channel 2 (not sampled). */
+    const size_t e2 = (((size_t)1 * l.K + 2) * P + 3) * Q + 4;
+    poke((uint32_t *)dy, e2, 0x7fc00000u);
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chans, 2, pixels, 2, 0, &out),
+                     (long long)e2);
+    memcpy(&v, &y[e2], 4);
+    poke((uint32_t *)dy, e2, v);
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chans, 2, pixels, 2, 0, &out), -1);
+    /* Picks outside the output: the check itself fails. */
+    const uint32_t chan5[1] = {5}, pixel40[1] = {40};
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chan5, 1, pixels, 2, 0, &out), -2);
+    ck_assert_int_eq(devcheck_conv_on_gpu(dy, dx, dw, shape, t1, chans, 2, pixel40, 1, 0, &out), -2);
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dy);
+    free(x);
+    free(w);
+    free(y);
+    free(exact);
+    free(scale);
 }
 END_TEST
 
@@ -455,7 +627,7 @@ END_TEST
 
 int devcheck_gpu_test_count(void)
 {
-    return 6;
+    return 8;
 }
 
 Suite *make_devcheck_gpu_suite(void)
@@ -469,6 +641,8 @@ Suite *make_devcheck_gpu_suite(void)
     tcase_add_test(tc, within_tolerance_on_gpu);
     tcase_add_test(tc, witness_inputs_and_checks);
     tcase_add_test(tc, gemm_checked_in_rows_and_columns);
+    tcase_add_test(tc, gemm_bf16_checked_in_rows_and_columns);
+    tcase_add_test(tc, conv_checked_in_channels_and_pixels);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -151,6 +151,22 @@ int devcheck_within(const float *got, const double *exact, const double *scale, 
     return 0;
 }
 
+/* x rounded to BF16 (to nearest, ties to even; x finite), its 16 bits. */
+static uint32_t bf16_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
+static float bf16_float(uint32_t h)
+{
+    uint32_t u = (h & 0xffffu) << 16;
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
 int devcheck_fill(void *buf, uint64_t n_words, uint64_t seed, int kind, double lo, double hi,
                   cudaStream_t s)
 {
@@ -168,6 +184,13 @@ int devcheck_fill(void *buf, uint64_t n_words, uint64_t seed, int kind, double l
         float u = (float)(uint32_t)(z & 0xffffff) * 5.9604644775390625e-8f;
         float v = (float)lo + ((float)hi - (float)lo) * u;
         v = v < (float)hi ? v : (float)lo;
+        if (kind == DEVCHECK_FILL_BF16) {
+            float u2 = (float)(uint32_t)((z >> 32) & 0xffffff) * 5.9604644775390625e-8f;
+            float v2 = (float)lo + ((float)hi - (float)lo) * u2;
+            v2 = v2 < (float)hi ? v2 : (float)lo;
+            b[i] = bf16_bits(v) | bf16_bits(v2) << 16;
+            continue;
+        }
         memcpy(&b[i], &v, sizeof v);
     }
     return 0;
@@ -238,19 +261,28 @@ static void gemm_element(const float *C, const float *A, const float *B, uint64_
         note(res, i * N + j);
 }
 
+/* Rows and columns of C (M x N) to check: within it, and not too many. */
+static int picks_ok(uint64_t M, uint64_t N, const uint32_t *rows, int nr, const uint32_t *cols,
+                    int nc)
+{
+    if (nr < 0 || nc < 0 || nr > DEVCHECK_GEMM_PICKS || nc > DEVCHECK_GEMM_PICKS)
+        return 0;
+    for (int r = 0; r < nr; r++)
+        if (rows[r] >= M)
+            return 0;
+    for (int c = 0; c < nc; c++)
+        if (cols[c] >= N)
+            return 0;
+    return 1;
+}
+
 int devcheck_gemm(const float *C, const float *A, const float *B, uint64_t M, uint64_t N,
                   uint64_t K, double t1, double t2, const uint32_t *rows, int nr,
                   const uint32_t *cols, int nc, unsigned long long *res, cudaStream_t s)
 {
     (void)s;
-    if (nr < 0 || nc < 0 || nr > DEVCHECK_GEMM_PICKS || nc > DEVCHECK_GEMM_PICKS)
+    if (!picks_ok(M, N, rows, nr, cols, nc))
         return 1;
-    for (int r = 0; r < nr; r++)
-        if (rows[r] >= M)
-            return 1;
-    for (int c = 0; c < nc; c++)
-        if (cols[c] >= N)
-            return 1;
     reset(res);
     for (int r = 0; r < nr; r++)
         for (uint64_t j = 0; j < N; j++)
@@ -258,5 +290,79 @@ int devcheck_gemm(const float *C, const float *A, const float *B, uint64_t M, ui
     for (int c = 0; c < nc; c++)
         for (uint64_t i = 0; i < M; i++)
             gemm_element(C, A, B, N, K, t1, t2, i, cols[c], res);
+    return 0;
+}
+
+int devcheck_conv(const float *y, const float *x, const float *w, const int shape[9], double t1,
+                  const uint32_t *chans, int nk, const uint32_t *pixels, int np,
+                  unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    const int N = shape[0], C = shape[1], H = shape[2], W = shape[3], K = shape[4];
+    const int R = shape[5], S = shape[6], stride = shape[7], pad = shape[8];
+    if (nk < 0 || np < 0 || nk > DEVCHECK_CONV_PICKS || np > DEVCHECK_CONV_PICKS || N < 1 ||
+        C < 1 || K < 1 || R < 1 || S < 1 || stride < 1 || pad < 0 || H + 2 * pad < R ||
+        W + 2 * pad < S)
+        return 1;
+    const int P = (H + 2 * pad - R) / stride + 1, Q = (W + 2 * pad - S) / stride + 1;
+    const uint64_t npq = (uint64_t)N * P * Q;
+    for (int i = 0; i < nk; i++)
+        if (chans[i] >= (uint32_t)K)
+            return 1;
+    for (int i = 0; i < np; i++)
+        if (pixels[i] >= npq)
+            return 1;
+    reset(res);
+    for (int l = 0; l < nk + np; l++) {
+        uint64_t count = l < nk ? npq : (uint64_t)K;
+        for (uint64_t t = 0; t < count; t++) {
+            uint64_t pixel = l < nk ? t : pixels[l - nk], k = l < nk ? chans[l] : t;
+            int n = (int)(pixel / ((uint64_t)P * Q)), op = (int)(pixel / Q % P),
+                oq = (int)(pixel % Q);
+            double v = 0, sc = 0;
+            for (int c = 0; c < C; c++)
+                for (int r = 0; r < R; r++)
+                    for (int q = 0; q < S; q++) {
+                        int h = op * stride - pad + r, col = oq * stride - pad + q;
+                        if (h < 0 || h >= H || col < 0 || col >= W)
+                            continue;
+                        double xw = (double)x[(((uint64_t)n * C + c) * H + h) * W + col] *
+                                    (double)w[((k * C + c) * R + r) * S + q];
+                        v += xw;
+                        sc += fabs(xw);
+                    }
+            uint64_t e = (((uint64_t)n * K + k) * P + op) * Q + oq;
+            if (!gemm_element_ok(y[e], v, sc, t1, 0.0))
+                note(res, e);
+        }
+    }
+    return 0;
+}
+
+int devcheck_gemm_bf16(const float *C, const void *A, const void *Bt, uint64_t M, uint64_t N,
+                       uint64_t K, double t1, double t2, const uint32_t *rows, int nr,
+                       const uint32_t *cols, int nc, unsigned long long *res, cudaStream_t s)
+{
+    (void)s;
+    if (K % 2 != 0 || !picks_ok(M, N, rows, nr, cols, nc))
+        return 1;
+    reset(res);
+    const uint32_t *a = A, *b = Bt;
+    for (int l = 0; l < nr + nc; l++) {
+        uint64_t count = l < nr ? N : M;
+        for (uint64_t t = 0; t < count; t++) {
+            uint64_t i = l < nr ? rows[l] : t, j = l < nr ? t : cols[l - nr];
+            double x = 0, sc = 0;
+            for (uint64_t w = 0; w < K / 2; w++)
+                for (int h = 0; h < 2; h++) {
+                    double ab = (double)bf16_float(a[i * (K / 2) + w] >> (16 * h)) *
+                                (double)bf16_float(b[j * (K / 2) + w] >> (16 * h));
+                    x += ab;
+                    sc += fabs(ab);
+                }
+            if (!gemm_element_ok(C[i * N + j], x, sc, t1, t2))
+                note(res, i * N + j);
+        }
+    }
     return 0;
 }
