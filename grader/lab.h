@@ -143,6 +143,10 @@ typedef struct lab_witness {
      * of buffers ("the input d_in", "the output d_out"; lab 4: "A", "B",
      * "C"); NULL past the lab's own. */
     const char *names[WITNESS_INS + WITNESS_OUTS];
+    /* Child side, or NULL: the workspace d_work of ctx, whose guard zones
+     * are checked after a witnessed call as the buffers' are (the witness
+     * does not read it). */
+    const struct gbuf *(*workspace)(lab_ctx *ctx);
 } lab_witness;
 
 typedef struct lab_spec {

@@ -627,11 +627,14 @@ static void audit_compare(call_result *cr)
  * leaves dark time once. */
 #define AUDIT_TRIES 3
 
-/* stage < 0 calls the ceiling (the grader's own reference operation). Every
- * call, graded or timed, sees the same thing: no persisting window, a cold L2,
- * poisoned outputs (done by prepare). The start event is queued behind the L2
- * flush, so the GPU is still busy flushing while the host launches the stage:
- * the host's launch latency stays out of the measured time. */
+/* Whether the timing witness times the next call: a call of the loop (not
+ * the audited one, audit_slot) while the grader's own calls are not under
+ * way. */
+static int witness_times(const child_env *env, int audit_slot)
+{
+    return !audit_slot && !env->unwitnessed && witness_active(env->witness);
+}
+
 /* stage < 0 calls the ceiling (the grader's own reference operation). Every
  * call, graded or timed, sees the same thing: no persisting window, a cold L2,
  * poisoned outputs (done by prepare). The start event is queued behind the L2
@@ -664,7 +667,7 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
      * loads a fresh input, poisons the output and flushes L2, and holds the
      * stream until the call is queued, which keeps the host's latency out of
      * the measured time as the marker does. */
-    cr->witnessed = !audit_slot && !env->unwitnessed && witness_active(env->witness);
+    cr->witnessed = witness_times(env, audit_slot);
     if (cr->witnessed) {
         if (witness_begin(env->witness, stage, env->stream, why, sizeof why) != 0)
             witness_lost(why);
@@ -968,8 +971,9 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
     return below || above;
 }
 
-/* The guard zones of the buffers the timing witness checks (the input and
- * the outputs); 0, or -1 with out filled (OUT OF BOUNDS). */
+/* The guard zones of the buffers the timing witness checks (the inputs and
+ * the outputs) and of the workspace; 0, or -1 with out filled (OUT OF
+ * BOUNDS). */
 static int witnessed_guards(const lab_spec *spec, lab_ctx *ctx, check_outcome *out)
 {
     const gbuf *b[WITNESS_INS + WITNESS_OUTS] = {NULL};
@@ -977,6 +981,9 @@ static int witnessed_guards(const lab_spec *spec, lab_ctx *ctx, check_outcome *o
     for (int i = 0; i < WITNESS_INS + WITNESS_OUTS; i++)
         if (b[i] && lab_guard_check(b[i], spec->witness->names[i], b[i]->bytes / 4, out) != 0)
             return -1;
+    const gbuf *work = spec->witness->workspace ? spec->witness->workspace(ctx) : NULL;
+    if (work && lab_guard_check(work, "the workspace d_work", work->bytes / 4, out) != 0)
+        return -1;
     return 0;
 }
 
@@ -997,10 +1004,7 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
     do {
         /* A call the witness will time gets input set 0, whose parameters its
          * check assumes (lab 4's alpha and beta); its inputs are the witness's. */
-        variant = !(audit && env->audit_ready) && !env->unwitnessed &&
-                          witness_active(env->witness)
-                      ? 0
-                      : drawn;
+        variant = witness_times(env, audit && env->audit_ready) ? 0 : drawn;
         tm_enter(TM_RELOAD);
         if (spec->prepare(ctx, variant, env->stream, out) != 0)
             return -1;

@@ -472,6 +472,11 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
  * matrices of its own): only its inputs are checked, to be left as loaded. */
 #define WITNESS_PICKS 16
 
+static const gbuf *witness_workspace(lab_ctx *c)
+{
+    return &c->work;
+}
+
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
     in[0] = &c->x;
@@ -570,6 +575,7 @@ static long long witness_check(int role, int stage, int size, const void *const 
 
 static const lab_witness conv_witness = {
     .buffers = witness_buffers,
+    .workspace = witness_workspace,
     .layout = witness_layout_of,
     .check = witness_check,
     .names = {"the input d_in", "the filter d_filter", "the output d_out", NULL},

@@ -596,6 +596,11 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
 
 /* The timing witness (grader/witness.h): a fresh input of the first set's
  * kind before each timed call, and the sum checked against it after. */
+static const gbuf *witness_workspace(lab_ctx *c)
+{
+    return &c->work;
+}
+
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
     in[0] = &c->in;
@@ -628,6 +633,7 @@ static long long witness_check(int role, int stage, int size, const void *const 
 
 static const lab_witness reduce_witness = {
     .buffers = witness_buffers,
+    .workspace = witness_workspace,
     .layout = witness_layout_of,
     .check = witness_check,
     .names = {"the input d_in", NULL, "the output d_out", NULL},

@@ -889,6 +889,11 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
  * rest), and the output checked against it after. The ceiling computes what
  * the stage under test does, except for the segmented scans, whose ceiling
  * is a copy. */
+static const gbuf *witness_workspace(lab_ctx *c)
+{
+    return &c->work;
+}
+
 static void witness_buffers(lab_ctx *c, const gbuf **in, const gbuf **out)
 {
     in[0] = &c->in;
@@ -977,6 +982,7 @@ static long long witness_check(int role, int stage, int size, const void *const 
 
 static const lab_witness shuffle_witness = {
     .buffers = witness_buffers,
+    .workspace = witness_workspace,
     .layout = witness_layout_of,
     .check = witness_check,
     .names = {"the input d_in", NULL, "the output d_out", "the count d_count"},
