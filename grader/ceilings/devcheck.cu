@@ -28,8 +28,10 @@ extern "C" int devcheck_mark(cudaStream_t s, unsigned hold_ns)
 
 /* The timing witness's fresh inputs (grader/witness.h): word i of buf is
  * drawn from seed and i alone, new for every call, and has the distribution
- * of the lab's own inputs, so a stage cannot tell the witness's calls by their
- * values (ceilings.h, DEVCHECK_FILL_*, checked against these at the end):
+ * of the lab's own first input set (of its uniform part in labs 4 and 7,
+ * without the scaled and probe rows; and the calls the witness does not
+ * time carry patches: instructors.md says what that tells a stage)
+ * (ceilings.h, DEVCHECK_FILL_*, checked against these at the end):
  *   UNIFORM: a float lo + (hi - lo) u, u uniform in [0, 1) in steps of 2^-24
  *            (rng_uniform's rule, common/rng.c);
  *   INTS:    an int uniform in [lo, hi];
