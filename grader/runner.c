@@ -627,12 +627,15 @@ static void audit_compare(call_result *cr)
  * leaves dark time once. */
 #define AUDIT_TRIES 3
 
-/* Whether the timing witness times the next call: a call of the loop (not
- * the audited one, audit_slot) while the grader's own calls are not under
- * way. */
-static int witness_times(const child_env *env, int audit_slot)
+/* Whether the timing witness loads the next call's inputs and checks its
+ * output: every call of a witnessed speed test while the grader's own calls
+ * are not under way, the audited one too. The audited call then sees inputs
+ * like every other call's (fresh ones, loaded while its stream waits), so a
+ * stage cannot tell it from the timed calls by its inputs, or by its stream
+ * moving before the stage returns. */
+static int witness_checks(const child_env *env)
 {
-    return !audit_slot && !env->unwitnessed && witness_active(env->witness);
+    return !env->unwitnessed && witness_active(env->witness);
 }
 
 /* stage < 0 calls the ceiling (the grader's own reference operation). Every
@@ -663,14 +666,18 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
         snprintf(cr->audit_broken, sizeof cr->audit_broken, "%s", why);
         audit = 0;
     }
-    /* A witnessed call (a speed test's, not the audited one): the witness
-     * loads a fresh input, poisons the output and flushes L2, and holds the
-     * stream until the call is queued, which keeps the host's latency out of
-     * the measured time as the marker does. */
-    cr->witnessed = witness_times(env, audit_slot);
+    /* A witnessed call (every call of a speed test's stage, its ceiling and
+     * its bases): the witness loads a fresh input, poisons the output and
+     * flushes L2, and holds the stream until the call is queued, which keeps
+     * the host's latency out of the measured time as the marker does. It
+     * times the call unless it is the audited one, which it checks all the
+     * same; that one's first marker waits for the witness's go. */
+    cr->witnessed = witness_checks(env);
     if (cr->witnessed) {
-        if (witness_begin(env->witness, stage, env->stream, why, sizeof why) != 0)
+        if (witness_begin(env->witness, stage, audit_slot, env->stream, why, sizeof why) != 0)
             witness_lost(why);
+        if (audit)
+            grader_mark(env, HOLD_NS);
     } else {
         l2_flush(&env->flush, env->stream);
         if (spec->host_timed) /* the stage's own streams would not wait for the flush */
@@ -1002,9 +1009,9 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
     int drawn = (int)rng_below(&env->rng, (uint64_t)variants), variant = drawn;
     cr->audit_tries = 0;
     do {
-        /* A call the witness will time gets input set 0, whose parameters its
+        /* A call the witness checks gets input set 0, whose parameters its
          * check assumes (lab 4's alpha and beta); its inputs are the witness's. */
-        variant = witness_times(env, audit && env->audit_ready) ? 0 : drawn;
+        variant = witness_checks(env) ? 0 : drawn;
         tm_enter(TM_RELOAD);
         if (spec->prepare(ctx, variant, env->stream, out) != 0)
             return -1;

@@ -38,7 +38,7 @@ enum op {
     OP_CAL,       /* child: a hand-off around nothing */
     OP_CALDONE,   /* child: the hand-offs are done */
     OP_BUF,       /* child: the graded input and output */
-    OP_CALL,      /* child: a timed call of role */
+    OP_CALL,      /* child: a call of role, timed (or the audited one: audit) */
     OP_QUEUED,    /* child: the call is queued behind the witness's start event */
     OP_READY,     /* witness: the stream may wait on the start event */
     OP_DONE,      /* witness: the call is timed and checked */
@@ -48,6 +48,7 @@ enum op {
 typedef struct wmsg {
     int op;
     int role;
+    int audit;    /* CALL: the stage's audited call, checked and not timed */
     uint32_t seq; /* READY: the number the child's stream waits for */
     cudaIpcMemHandle_t mem[WITNESS_INS + WITNESS_OUTS]; /* BUF: each input, then each output */
     uint64_t off[WITNESS_INS + WITNESS_OUTS];
@@ -487,18 +488,27 @@ static void w_wrong(wside *w, int role, const char *fmt, ...)
     va_end(ap);
 }
 
+/* One call of the child's: its input loaded, its window timed (unless it is
+ * the audited call, which only the stage has and which is not timed), its
+ * output and input checked. */
 static void w_call(wside *w, const wmsg *m)
 {
     if (!w->attached)
         w_broken(w, "a timed call before the graded buffers were handed over");
     if (m->role < -1 || m->role >= w->spec->n_stages)
         w_broken(w, "a timed call of no stage (%d)", m->role);
+    if (m->audit && m->role != w->stage)
+        w_broken(w, "an audited call of stage %d in stage %d's test", m->role, w->stage);
     int role = m->role < 0 ? WITNESS_CEILING : m->role;
     float ms = w_handoff(w);
     witness_record *rec = w->rec;
-    if (rec->calls[role] < WITNESS_SAMPLES)
-        rec->ms[role][rec->calls[role]] = ms;
-    rec->calls[role]++;
+    if (m->audit) {
+        rec->audited++;
+    } else {
+        if (rec->calls[role] < WITNESS_SAMPLES)
+            rec->ms[role][rec->calls[role]] = ms;
+        rec->calls[role]++;
+    }
     check_outcome out = {V_PASS, ""};
     const void *snaps[WITNESS_OUTS];
     for (int i = 0; i < WITNESS_OUTS; i++)
@@ -532,11 +542,11 @@ static void w_call(wside *w, const wmsg *m)
                 name, bad);
         if (w->rec->modified[role]++ == 0 && role == w->stage)
             say(w->rec->modified_msg, sizeof w->rec->modified_msg,
-                "%s was changed during a timed call, first at element %lld (the grader's timing "
+                "%s was changed during %s call, first at element %lld (the grader's timing "
                 "witness compared it with the fresh input it loaded). A stage may only read its "
                 "inputs; flags and partial results belong in a workspace, where the lab gives "
                 "one.",
-                name, bad);
+                name, m->audit ? "the audited" : "a timed", bad);
         break;
     }
     rec->wrong[role] += wrong;
@@ -775,9 +785,9 @@ int witness_wanted(void)
     return !(v && strcmp(v, "0") == 0);
 }
 
-int witness_begin(witness *w, int role, cudaStream_t s, char *why, size_t n)
+int witness_begin(witness *w, int role, int audited, cudaStream_t s, char *why, size_t n)
 {
-    wmsg m = {.op = OP_CALL, .role = role};
+    wmsg m = {.op = OP_CALL, .role = role, .audit = audited != 0};
     if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_READY)
         return child_fail(w, why, n, "the timing witness", &m);
     w->seq = m.seq;
@@ -871,18 +881,21 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
      * child's own checks take them). */
     const int timed_verdict = rec->v == V_PASS || rec->v == V_SLOW || rec->v == V_IMPOSSIBLE ||
                               rec->v == V_TIMING_ANOMALY;
+    /* The stage's calls the witness checked: the timed ones and the audited
+     * one (with its tries). */
+    const int checked = w->calls[stage] + w->audited;
     if (w->modified[stage] > 0 && timed_verdict) {
-        say(msg, n, "%s It happened in %d of the stage's %d timed calls.", w->modified_msg,
-            w->modified[stage], w->calls[stage]);
+        say(msg, n, "%s It happened in %d of the stage's %d calls in this test.", w->modified_msg,
+            w->modified[stage], checked);
         return V_INPUT_MODIFIED;
     }
     if (w->wrong[stage] > 0 && timed_verdict) {
         say(msg, n,
-            "%d of the stage's %d timed calls gave a wrong output for the fresh input the grader's "
-            "timing witness loaded before it: %s Look for what a timed call does differently: "
-            "an output kept from an earlier call, work skipped when the input looks familiar, "
-            "or a race or a lower precision that shows only there.",
-            w->wrong[stage], w->calls[stage], w->wrong_msg);
+            "%d of the stage's %d calls in this test gave a wrong output for the fresh input the "
+            "grader's timing witness loaded before it: %s Look for what a timed call does "
+            "differently: an output kept from an earlier call, work skipped when the input looks "
+            "familiar, or a race or a lower precision that shows only there.",
+            w->wrong[stage], checked, w->wrong_msg);
         return V_WRONG;
     }
     if (rec->v != V_PASS)
@@ -1034,6 +1047,9 @@ void witness_report(FILE *f, const lab_spec *spec, const lab_results *res)
                 fprintf(f, " %d calls, median %.4f ms%s;", w->calls[r], witness_median(w, r),
                         w->wrong[r] ? " (some wrong)" : "");
             }
+        if (w->audited > 0)
+            fprintf(f, " %d audited call%s checked, not timed;", w->audited,
+                    w->audited > 1 ? "s" : "");
         fprintf(f, "%s%s\n", w->broken ? " stopped: " : "", w->broken ? w->why : "");
     }
 }

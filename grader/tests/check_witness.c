@@ -165,6 +165,12 @@ START_TEST(calls_around_the_witness_are_rejected)
     witness_record w = witness_of(1.0, 1.6, 0.9);
     w.calls[2] = 5;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* An audited call, checked and not timed, does not stand for a timed one. */
+    w.calls[2] = 21;
+    w.audited = 1;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "only 21 of the stage's 22 timed calls"));
+    w.audited = 0;
     /* More: windows asked for from the test's process, slow ones of the base
      * (its median moves to 5 ms), and a record that agrees with them. */
     w = witness_of(1.0, 1.6, 0.9);
@@ -212,8 +218,16 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
     w.wrong[2] = 3;
     snprintf(w.wrong_msg, sizeof w.wrong_msg, "out[0][1] (element 1) does not hold its input's value.");
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
-    ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 22 timed calls"));
+    ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 22 calls in this test"));
     ck_assert_ptr_nonnull(strstr(msg, "kept from an earlier call"));
+    /* The audited call, which the witness checks but does not time, counts
+     * among the calls checked, and not among the timed ones. */
+    w.audited = 1;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 23 calls in this test"));
+    w.wrong[2] = 0;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+    w.audited = 0;
     /* An input changed in a timed call (counted as wrong too): INPUT
      * MODIFIED, before any wrong output, and over TOO SLOW. */
     w.wrong[2] = 5;
@@ -222,7 +236,7 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
              "the input d_in was changed during a timed call, first at element 7.");
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_INPUT_MODIFIED);
     ck_assert_ptr_nonnull(strstr(msg, "changed during a timed call, first at element 7"));
-    ck_assert_ptr_nonnull(strstr(msg, "in 2 of the stage's 22 timed calls"));
+    ck_assert_ptr_nonnull(strstr(msg, "in 2 of the stage's 22 calls in this test"));
     test_record slow = r;
     slow.v = V_SLOW;
     ck_assert_int_eq(witness_judge(&spec, 2, &slow, &w, msg, sizeof msg), V_INPUT_MODIFIED);
