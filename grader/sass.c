@@ -57,6 +57,48 @@ static int add_op(char **ops, const char *op, size_t len)
     return 0;
 }
 
+/* Whether the operand at p (up to stop) is the zero register, RZ or -RZ,
+ * perhaps with a lane selector (RZ.H0_H0). */
+static int zero_operand(const char *p, const char *stop)
+{
+    while (p < stop && (isspace((unsigned char)*p) || *p == '-' || *p == '|'))
+        p++;
+    return stop - p >= 2 && p[0] == 'R' && p[1] == 'Z' &&
+           (stop - p == 2 || !isalnum((unsigned char)p[2]));
+}
+
+/* Packed FP16 or BF16 arithmetic on the CUDA cores (HFMA2, HADD2, HMUL2)
+ * with a zero factor or term among its first two sources multiplies or adds
+ * nothing: it is ptxas's way of loading a constant (HFMA2.MMA R1, -RZ, RZ,
+ * 1.5, 0) or of turning an FP16 value into an FP32 one (HADD2.F32 R0, -RZ,
+ * R2.H0_H0). Such an instruction is recorded with a modifier of the
+ * grader's own, .RZ (HFMA2.MMA.RZ), so that a pattern can tell it from
+ * arithmetic ("HFMA2!RZ"). op points at the opcode (n bytes), operands at
+ * what follows it, up to stop. */
+static int packed_half_move(const char *op, size_t n, const char *operands, const char *stop)
+{
+    static const char *const packed[] = {"HFMA2", "HADD2", "HMUL2"};
+    int is_packed = 0;
+    for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++) {
+        size_t k = strlen(packed[i]);
+        is_packed |= n >= k && memcmp(op, packed[i], k) == 0 && (n == k || op[k] == '.');
+    }
+    if (!is_packed)
+        return 0;
+    const char *semi = memchr(operands, ';', (size_t)(stop - operands));
+    if (semi) /* the encoding's comment after it is not an operand */
+        stop = semi;
+    const char *src = memchr(operands, ',', (size_t)(stop - operands)); /* after the destination */
+    for (int i = 0; src && i < 2; i++) {
+        const char *start = src + 1;
+        const char *end = memchr(start, ',', (size_t)(stop - start));
+        if (zero_operand(start, end ? end : stop))
+            return 1;
+        src = end;
+    }
+    return 0;
+}
+
 /* The architecture of a "code for sm_90a" line (90), or -1 for another
  * line; *specific is 1 for an architecture-specific section ("a"), which
  * only a GPU of exactly that compute capability loads. */
@@ -181,11 +223,18 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
             const char *op = p; /* letters of either case: HGMMA.64x256x8.F32.TF32 */
             while (p < stop && (isalnum((unsigned char)*p) || *p == '.' || *p == '_'))
                 p++;
+            size_t n = (size_t)(p - op);
+            char marked[64];
+            if (n + 4 <= sizeof marked && packed_half_move(op, n, p, stop)) {
+                snprintf(marked, sizeof marked, "%.*s.RZ", (int)n, op);
+                op = marked;
+                n += 3;
+            }
             for (int i = 0; i < 2; i++) {
                 sass_kernel *k = i ? (also >= 0 ? &code->k[also] : NULL) : cur;
-                if (k && p > op && isupper((unsigned char)*op) &&
-                    (add_op(&k->ops, op, (size_t)(p - op)) != 0 ||
-                     (in_loaded && add_op(&k->ops_loaded, op, (size_t)(p - op)) != 0)))
+                if (k && n > 0 && isupper((unsigned char)*op) &&
+                    (add_op(&k->ops, op, n) != 0 ||
+                     (in_loaded && add_op(&k->ops_loaded, op, n) != 0)))
                     return -1;
             }
         }

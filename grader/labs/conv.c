@@ -59,15 +59,6 @@
 #define CEILING "cuBLAS SGEMM at the layer's GEMM shape"
 #define CEILING_DEEP "cuBLAS SGEMM at the deep layer's GEMM shape" /* stage 4's */
 #define DEEP_LAYER 10 /* C = 2048, 7 x 7, K = 512, N = 1: stage 4 is timed here */
-/* No stage may hold tensor-core instructions: the ceiling computes in FP32
- * (TF32 off), and on deep layers the FP32 bound would let TF32 or FP16
- * through (it grows with the depth faster than their error does). DMMA
- * (FP64) is not below FP32. */
-#define CONV_TENSOR_OPS "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA"
-#define CONV_TENSOR_TEXT                                                                           \
-    "tensor-core instructions (HMMA or HGMMA for TF32, FP16 or BF16 inputs; IMMA, QMMA for "     \
-    "integer or FP8), while lab 6 computes in FP32 on the CUDA cores, as its ceiling does"
-
 static const lab_stage conv_stages[] = {
     {
         .title = "direct, one thread per output (given)",
@@ -78,7 +69,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "direct, tiled in shared memory",
         .symbol = "conv_direct_tiled",
-        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
+        .refused_ops = {CONV_REFUSED_OPS, CONV_REFUSED_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_speedup = 2.5,
@@ -91,7 +82,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "im2col + GEMM",
         .symbol = "conv_im2col_gemm",
-        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
+        .refused_ops = {CONV_REFUSED_OPS, CONV_REFUSED_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_speedup = 1.5,
@@ -103,7 +94,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "implicit GEMM",
         .symbol = "conv_implicit_gemm",
-        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
+        .refused_ops = {CONV_REFUSED_OPS, CONV_REFUSED_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_speedup = 1.25,
@@ -116,7 +107,7 @@ static const lab_stage conv_stages[] = {
     {
         .title = "NHWC, split-K (deep layer)",
         .symbol = "conv_nhwc",
-        .refused_ops = {CONV_TENSOR_OPS, CONV_TENSOR_TEXT},
+        .refused_ops = {CONV_REFUSED_OPS, CONV_REFUSED_TEXT},
         .points_correct = 10,
         .points_speed = 10,
         .min_ceiling = 0.12,
@@ -348,19 +339,13 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
     const conv_layer *l = &conv_layers[c->size].l;
-    if (c->d_x0) { /* timed calls have begun: the input and the filter whole again from the
-                    * copies (the timing witness loads inputs of its own into them) */
-        cudaError_t err =
-            cudaMemcpyAsync(c->x.d, c->d_x0, in_elems(l) * 4, cudaMemcpyDeviceToDevice, s);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(c->w.d, c->d_w0, filter_elems(l) * 4, cudaMemcpyDeviceToDevice,
-                                  s);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "reload the input and the filter");
-        patch_clear(&c->px);
-        patch_clear(&c->pw);
-    } else if (lab_unpatch(&c->px, c->x.d, c->h->x, s, out) != 0 ||
-               lab_unpatch(&c->pw, c->w.d, c->h->w, s, out) != 0)
+    /* Once timed calls have begun, the input and the filter whole again from
+     * their copies (the timing witness loads inputs of its own into them). */
+    const lab_input in[2] = {
+        {c->x.d, c->d_x0, c->h->x, in_elems(l) * 4, &c->px},
+        {c->w.d, c->d_w0, c->h->w, filter_elems(l) * 4, &c->pw},
+    };
+    if (lab_restore_inputs(in, 2, s, "reload the input and the filter", out) != 0)
         return -1;
     cudaError_t err = gbuf_poison(&c->y, s);
     if (err == cudaSuccess)

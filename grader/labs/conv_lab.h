@@ -18,6 +18,21 @@ typedef struct conv_problem {
     const float *w; /* the filter, KCRS */
 } conv_problem;
 
+/* What no stage's kernels may hold. Tensor-core instructions: the ceiling
+ * computes in FP32 (TF32 off), and on deep layers the FP32 bound would let
+ * TF32 or FP16 through (it grows with the depth faster than their error
+ * does). DMMA (FP64) is not below FP32. And packed FP16 or BF16 arithmetic on
+ * the CUDA cores (HFMA2, HADD2, HMUL2), two products an instruction against
+ * FP32's one, whose error on the deep layer also stays within the bound
+ * (instructors.md). The same instructions with a zero among their sources
+ * are ptxas's constant loads and conversions, not arithmetic (sass.c marks
+ * them .RZ), and stay allowed. */
+#define CONV_REFUSED_OPS                                                                           \
+    "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA|HFMA2!RZ|HADD2!RZ|HMUL2!RZ"
+#define CONV_REFUSED_TEXT                                                                          \
+    "tensor-core instructions (HMMA, HGMMA, IMMA, QMMA) or packed FP16 or BF16 arithmetic "      \
+    "(HFMA2, HADD2, HMUL2), while lab 6 computes in FP32 on the CUDA cores, as its ceiling does"
+
 /* The graded layers, small and awkward first; the benchmark layers (N = 32)
  * after. Each with a name for the reports. */
 typedef struct conv_named_layer {

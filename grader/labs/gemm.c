@@ -411,19 +411,13 @@ static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     c->variant = variant;
     size_t bytes = (size_t)c->M * c->N * 4;
-    if (c->d_A0) { /* timed calls have begun: A and B whole again from the copies (the
-                    * timing witness loads inputs of its own into them) */
-        cudaError_t err = cudaMemcpyAsync(c->A.d, c->d_A0, (size_t)c->M * c->K * 4,
-                                          cudaMemcpyDeviceToDevice, s);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(c->B.d, c->d_B0, (size_t)c->K * c->N * 4,
-                                  cudaMemcpyDeviceToDevice, s);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, "reload A and B");
-        patch_clear(&c->pA);
-        patch_clear(&c->pB);
-    } else if (lab_unpatch(&c->pA, c->A.d, c->h->A, s, out) != 0 ||
-               lab_unpatch(&c->pB, c->B.d, c->h->B, s, out) != 0)
+    /* Once timed calls have begun, A and B whole again from their copies (the
+     * timing witness loads inputs of its own into them). */
+    const lab_input in[2] = {
+        {c->A.d, c->d_A0, c->h->A, (size_t)c->M * c->K * 4, &c->pA},
+        {c->B.d, c->d_B0, c->h->B, (size_t)c->K * c->N * 4, &c->pB},
+    };
+    if (lab_restore_inputs(in, 2, s, "reload A and B", out) != 0)
         return -1;
     if (variant == 1 && !c->d_C0) {
         const void *h[1] = {c->h->C0};
@@ -567,29 +561,6 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
     l->hi = 1;
 }
 
-/* The element of A B at (i, j) and its scale, from A's row and B's column
- * read back: for the message alone. */
-static int witness_element(const float *d_A, const float *d_B, int N, int K, long long i,
-                           long long j, double *x, double *sc)
-{
-    float *a = malloc((size_t)K * 4), *b = malloc((size_t)K * 4);
-    int rc = -1;
-    if (a && b &&
-        cudaMemcpy(a, d_A + (size_t)i * K, (size_t)K * 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
-        cudaMemcpy2D(b, 4, d_B + j, (size_t)N * 4, 4, (size_t)K, cudaMemcpyDeviceToHost) ==
-            cudaSuccess) {
-        *x = *sc = 0;
-        for (int k = 0; k < K; k++) {
-            *x += (double)a[k] * b[k];
-            *sc += fabs((double)a[k] * b[k]);
-        }
-        rc = 0;
-    }
-    free(a);
-    free(b);
-    return rc;
-}
-
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
                                const void *const *ins, cudaStream_t s, check_outcome *out)
 {
@@ -614,7 +585,7 @@ static long long witness_check(int role, int stage, int size, const void *const 
     double x = 0, sc = 0;
     out->v = V_WRONG;
     if (cudaMemcpy(&got, C + bad, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
-        witness_element(A, B, N, K, i, j, &x, &sc) != 0)
+        lab_gemm_element(A, B, N, K, i, j, &x, &sc) != 0)
         snprintf(out->msg, sizeof out->msg,
                  "C[%lld][%lld] is not within the tolerance of A B's element (alpha 1, beta 0).",
                  i, j);

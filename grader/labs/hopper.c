@@ -500,18 +500,13 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
 static int prepare(lab_ctx *c, int variant, cudaStream_t s, check_outcome *out)
 {
     (void)variant;
-    if (c->d_A0) { /* timed calls have begun: A and Bt whole again from the copies (the
-                    * timing witness loads inputs of its own into them) */
-        cudaError_t err =
-            cudaMemcpyAsync(c->A.d, c->d_A0, words_A(c) * 4, cudaMemcpyDeviceToDevice, s);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(c->Bt.d, c->d_B0, words_B(c) * 4, cudaMemcpyDeviceToDevice, s);
-        if (err != cudaSuccess)
-            return lab_fail_cuda(out, err, c->tf32 ? "reload A and B" : "reload A and Bt");
-        patch_clear(&c->pA);
-        patch_clear(&c->pB);
-    } else if (lab_unpatch(&c->pA, c->A.d, host_A(c), s, out) != 0 ||
-               lab_unpatch(&c->pB, c->Bt.d, host_B(c), s, out) != 0)
+    /* Once timed calls have begun, A and Bt whole again from their copies (the
+     * timing witness loads inputs of its own into them). */
+    const lab_input in[2] = {
+        {c->A.d, c->d_A0, host_A(c), words_A(c) * 4, &c->pA},
+        {c->Bt.d, c->d_B0, host_B(c), words_B(c) * 4, &c->pB},
+    };
+    if (lab_restore_inputs(in, 2, s, c->tf32 ? "reload A and B" : "reload A and Bt", out) != 0)
         return -1;
     cudaError_t err = gbuf_poison(&c->C, s);
     if (err != cudaSuccess)
@@ -729,35 +724,23 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 static int witness_element(int tf32, const void *d_A, const void *d_B, int N, int K, long long i,
                            long long j, double *x, double *sc)
 {
+    if (tf32) /* stage 5's test: FP32 A and B, as lab 4's */
+        return lab_gemm_element(d_A, d_B, N, K, i, j, x, sc);
     float *a = malloc((size_t)K * 4), *b = malloc((size_t)K * 4);
     uint16_t *ha = malloc((size_t)K * 2), *hb = malloc((size_t)K * 2);
     int rc = -1;
-    if (!a || !b || !ha || !hb)
-        goto done;
-    if (tf32) {
-        if (cudaMemcpy(a, (const float *)d_A + (size_t)i * K, (size_t)K * 4,
-                       cudaMemcpyDeviceToHost) != cudaSuccess ||
-            cudaMemcpy2D(b, 4, (const float *)d_B + j, (size_t)N * 4, 4, (size_t)K,
-                         cudaMemcpyDeviceToHost) != cudaSuccess)
-            goto done;
-    } else {
-        if (cudaMemcpy(ha, (const uint16_t *)d_A + (size_t)i * K, (size_t)K * 2,
-                       cudaMemcpyDeviceToHost) != cudaSuccess ||
-            cudaMemcpy(hb, (const uint16_t *)d_B + (size_t)j * K, (size_t)K * 2,
-                       cudaMemcpyDeviceToHost) != cudaSuccess)
-            goto done;
+    if (a && b && ha && hb &&
+        cudaMemcpy(ha, (const uint16_t *)d_A + (size_t)i * K, (size_t)K * 2,
+                   cudaMemcpyDeviceToHost) == cudaSuccess &&
+        cudaMemcpy(hb, (const uint16_t *)d_B + (size_t)j * K, (size_t)K * 2,
+                   cudaMemcpyDeviceToHost) == cudaSuccess) {
         for (int k = 0; k < K; k++) {
             a[k] = hopper_bf16_float(ha[k]);
             b[k] = hopper_bf16_float(hb[k]);
         }
+        lab_dot(a, b, K, x, sc);
+        rc = 0;
     }
-    *x = *sc = 0;
-    for (int k = 0; k < K; k++) {
-        *x += (double)a[k] * b[k];
-        *sc += fabs((double)a[k] * b[k]);
-    }
-    rc = 0;
-done:
     free(a);
     free(b);
     free(ha);

@@ -1,6 +1,7 @@
 /* lab_util.c: see lab_util.h. */
 #include "lab_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,23 @@ int lab_unpatch(patch_set *p, void *d_buf, const void *h, cudaStream_t s, check_
     return rc;
 }
 
+int lab_restore_inputs(const lab_input *in, int n, cudaStream_t s, const char *what,
+                       check_outcome *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (in[i].d0) {
+            cudaError_t err =
+                cudaMemcpyAsync(in[i].d, in[i].d0, in[i].bytes, cudaMemcpyDeviceToDevice, s);
+            if (err != cudaSuccess)
+                return lab_fail_cuda(out, err, what);
+            patch_clear(in[i].patches);
+        } else if (lab_unpatch(in[i].patches, in[i].d, in[i].host, s, out) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const void *h,
                           size_t words, size_t cols, const char *name, const char *advice,
                           cudaStream_t s, check_outcome *out)
@@ -349,9 +367,11 @@ long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStr
 int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uint64_t mb,
                       check_outcome *out)
 {
-    uint64_t r[64];
+    /* At most 256 bytes: a read that size from the system's pool is never
+     * cut short by a signal. */
+    uint64_t r[LAB_WITNESS_MAX_PICKS];
     size_t bytes = (size_t)(na + nb) * sizeof *r;
-    if (na < 0 || nb < 0 || na + nb > 64 || ma == 0 || mb == 0 ||
+    if (na < 0 || nb < 0 || na + nb > LAB_WITNESS_MAX_PICKS || ma == 0 || mb == 0 ||
         getrandom(r, bytes, 0) != (ssize_t)bytes) {
         out->v = V_SETUP_ERROR;
         snprintf(out->msg, sizeof out->msg, "no random numbers from the system");
@@ -362,4 +382,30 @@ int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uin
     for (int i = 0; i < nb; i++)
         b[i] = (uint32_t)(r[na + i] % mb);
     return 0;
+}
+
+int lab_gemm_element(const float *d_A, const float *d_B, int N, int K, long long i, long long j,
+                     double *x, double *sc)
+{
+    float *a = malloc((size_t)K * 4), *b = malloc((size_t)K * 4);
+    int rc = -1;
+    if (a && b &&
+        cudaMemcpy(a, d_A + (size_t)i * K, (size_t)K * 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+        cudaMemcpy2D(b, 4, d_B + j, (size_t)N * 4, 4, (size_t)K, cudaMemcpyDeviceToHost) ==
+            cudaSuccess) {
+        lab_dot(a, b, K, x, sc);
+        rc = 0;
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+void lab_dot(const float *a, const float *b, int K, double *x, double *sc)
+{
+    *x = *sc = 0;
+    for (int k = 0; k < K; k++) {
+        *x += (double)a[k] * b[k];
+        *sc += fabs((double)a[k] * b[k]);
+    }
 }

@@ -87,6 +87,21 @@ void lab_note_patched(check_outcome *out, int k);
  * first at element e (<name>[row][col]): it held x and now holds y.
  * <advice>" (or another verdict when the check fails). */
 int lab_unpatch(patch_set *p, void *d_buf, const void *h, cudaStream_t s, check_outcome *out);
+/* A graded input as prepare puts it back before a call: d (bytes long),
+ * which the grader patches (patches) and the timing witness overwrites; d0,
+ * a copy of it on the GPU made once timed calls have begun (NULL before),
+ * or else host, the copy on the host. */
+typedef struct lab_input {
+    void *d;
+    const void *d0, *host;
+    size_t bytes;
+    patch_set *patches;
+} lab_input;
+/* Each of the n inputs back as it was loaded: whole from its device copy
+ * when it has one (what names the reload in an error), else its patches
+ * undone from the host copy. 0, or -1 with out filled. */
+int lab_restore_inputs(const lab_input *in, int n, cudaStream_t s, const char *what,
+                       check_outcome *out);
 int lab_patched_unchanged(patch_set *p, const gbuf *b, const void *d_orig, const void *h,
                           size_t words, size_t cols, const char *name, const char *advice,
                           cudaStream_t s, check_outcome *out);
@@ -113,8 +128,17 @@ long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStr
                           check_outcome *out);
 /* The lines a witness's check samples (labs 4, 6, 7), drawn from the system
  * after the call: a[i] uniform below ma for i < na, b[i] below mb for
- * i < nb (na, nb at most 32). 0, or -2 with out filled (SETUP ERROR). */
+ * i < nb (na + nb at most LAB_WITNESS_MAX_PICKS). 0, or -2 with out filled
+ * (SETUP ERROR). */
+#define LAB_WITNESS_MAX_PICKS 32
 int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uint64_t mb,
                       check_outcome *out);
+/* For a witness's message: the element (i, j) of A B in double, from row i
+ * of A (row-major, K columns) and column j of B (K x N), read back from the
+ * GPU, in *x, and its scale (the sum of |a b|) in *sc; 0, or -1 when it
+ * could not be read. lab_dot: the same from two rows on the host. */
+int lab_gemm_element(const float *d_A, const float *d_B, int N, int K, long long i, long long j,
+                     double *x, double *sc);
+void lab_dot(const float *a, const float *b, int K, double *x, double *sc);
 
 #endif

@@ -178,6 +178,32 @@ START_TEST(lab_failures_are_setup_errors)
 }
 END_TEST
 
+/* The witness's sampled lines: each below its bound, both sets drawn, and
+ * more picks than one short read of the system's pool gives refused as the
+ * grader's own fault. */
+START_TEST(witness_picks_in_range)
+{
+    uint32_t a[LAB_WITNESS_MAX_PICKS], b[LAB_WITNESS_MAX_PICKS];
+    check_outcome out = {V_PASS, ""};
+    int a_spread = 0, b_spread = 0;
+    for (int round = 0; round < 8; round++) {
+        ck_assert_int_eq(lab_witness_picks(a, 16, 7, b, 16, 1000003, &out), 0);
+        for (int i = 0; i < 16; i++) {
+            ck_assert_uint_lt(a[i], 7);
+            ck_assert_uint_lt(b[i], 1000003);
+            a_spread |= a[i] != a[0];
+            b_spread |= b[i] != b[0];
+        }
+    }
+    ck_assert(a_spread && b_spread); /* not one value over and over */
+    ck_assert_int_eq(lab_witness_picks(a, 17, 7, b, 16, 9, &out), -2);
+    ck_assert_int_eq(out.v, V_SETUP_ERROR);
+    out.v = V_PASS;
+    ck_assert_int_eq(lab_witness_picks(a, 1, 0, b, 1, 9, &out), -2);
+    ck_assert_int_eq(out.v, V_SETUP_ERROR);
+}
+END_TEST
+
 START_TEST(held_folds_only_what_is_held)
 {
     uint64_t d = LAB_DIGEST_START;
@@ -350,6 +376,7 @@ Suite *make_hostparts_suite(void)
     tcase_add_test(tc, expect_overrides_and_deltas);
     tcase_add_test(tc, note_patched_goes_first_and_fits);
     tcase_add_test(tc, lab_failures_are_setup_errors);
+    tcase_add_test(tc, witness_picks_in_range);
     tcase_add_test(tc, held_folds_only_what_is_held);
     tcase_add_test(tc, gbuf_free_of_host_parts);
     tcase_add_test(tc, sass_read_from_a_running_tool);

@@ -9,6 +9,7 @@
 #include "../results.h"
 #include "../sass.h"
 #include "../verdict.h"
+#include "../labs/conv_lab.h"
 #include "../labs/gemm_lab.h"
 #include "tests.h"
 
@@ -462,6 +463,47 @@ START_TEST(refuses_only_the_code_the_gpu_runs)
 }
 END_TEST
 
+/* Lab 6 refuses packed FP16 and BF16 arithmetic on the CUDA cores, but not
+ * the same instructions with a zero among their first two sources: ptxas's
+ * constant loads (HFMA2.MMA R3, -RZ, RZ, 1.875, 0 on sm_75 to sm_86) and its
+ * FP16-to-FP32 conversions (HADD2.F32 R0, -RZ, R2.H0_H0), which an FP32
+ * kernel may hold. */
+START_TEST(packed_half_arithmetic_told_from_moves)
+{
+    static const char half_listing[] =
+        "\tcode for sm_86\n"
+        "\t\tFunction : _Z6constsPf\n"
+        "        /*0000*/                   HFMA2.MMA R3, -RZ, RZ, 1.875, 0 ;      /* 0x0 */\n"
+        "        /*0010*/              @!P0 HADD2.F32 R0, -RZ, R2.H0_H0 ;          /* 0x0 */\n"
+        "        /*0020*/                   HFMA2 R5, R4, RZ.H0_H0, R6 ;           /* 0x0 */\n"
+        "        /*0030*/                   HMUL2 R1, |RZ|, R1 ;                   /* 0x0 */\n"
+        "        /*0040*/                   FFMA R7, R8, R9, R7 ;                  /* 0x0 */\n"
+        "\t\t..........\n"
+        "\t\tFunction : _Z5half2Pf\n"
+        "        /*0000*/                   HFMA2 R4, R5, R6, R4 ;                 /* 0x0 */\n"
+        "\t\t..........\n"
+        "\t\tFunction : _Z9half2_mmaPf\n"
+        "        /*0000*/                   HFMA2.MMA R4, -R5.H0_H0, R6, RZ ;      /* 0x0 */\n"
+        "\t\t..........\n"
+        "\t\tFunction : _Z4bf16Pf\n"
+        "        /*0000*/                   HMUL2.BF16_V2 R1, R2, R3 ;             /* 0x0 */\n"
+        "        /*0010*/                   HADD2 R4, R4, -R5 ;                    /* 0x0 */\n"
+        "\t\t..........\n";
+    sass_code code;
+    ck_assert_int_eq(sass_parse(half_listing, &code), 0);
+    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", CONV_REFUSED_OPS), 0);
+    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "HFMA2.MMA.RZ"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "HADD2.F32.RZ"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "FFMA"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z5half2Pf", CONV_REFUSED_OPS), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z9half2_mmaPf", CONV_REFUSED_OPS), 1); /* a term, not a factor */
+    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HMUL2!RZ"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HADD2!RZ"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HFMA2"), 0);
+    sass_free(&code);
+}
+END_TEST
+
 Suite *make_sass_suite(void)
 {
     Suite *s = suite_create("sass");
@@ -471,6 +513,7 @@ Suite *make_sass_suite(void)
     tcase_add_test(tc, report_names_what_is_missing);
     tcase_add_test(tc, refuses_instructions_below_the_stage);
     tcase_add_test(tc, refuses_only_the_code_the_gpu_runs);
+    tcase_add_test(tc, packed_half_arithmetic_told_from_moves);
     suite_add_tcase(s, tc);
     return s;
 }
