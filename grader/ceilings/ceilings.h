@@ -144,7 +144,10 @@ ceiling_streams_set_degree_fn ceiling_streams_set_degree;
 ceiling_streams_time_fn ceiling_streams_time;
 ceiling_streams_check_fn ceiling_streams_check;
 
-/* lab6.so: cuBLAS SGEMM at the layer's GEMM shape. */
+/* lab6.so: cuBLAS SGEMM at the layer's GEMM shape, y (N P Q x K, row-major)
+ * = A (N P Q x C R S) B (C R S x K), A and B the ceiling's own, every byte
+ * CEILING_CONV_BYTE (every element about 0.0115). */
+#define CEILING_CONV_BYTE 0x3c
 typedef int ceiling_conv_create_fn(void **handle, const int shape[9], const float *x,
                                    const float *w, float *y);
 typedef int ceiling_conv_fn(void *handle, const float *x, const float *w, float *y,

@@ -453,8 +453,11 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
  * of each) and WITNESS_PICKS pixels (every channel of each), drawn then. A
  * channel reaches every input pixel and a pixel every filter weight, so an
  * output kept from an earlier call, or any part of the work left out, is
- * wrong where they look. The ceiling writes no output (it multiplies
- * matrices of its own): only its inputs are checked, to be left as loaded. */
+ * wrong where they look. The ceiling's calls are checked too: it writes the
+ * product of two matrices of its own, every byte CEILING_CONV_BYTE
+ * (grader/ceilings/conv.cu), into the output, which the witness checks as
+ * lab 4's C, in WITNESS_PICKS whole rows and columns, against matrices of its
+ * own filled the same way. */
 #define WITNESS_PICKS 16
 
 static const gbuf *witness_workspace(lab_ctx *c)
@@ -514,13 +517,71 @@ static int witness_output(const float *d_x, const float *d_w, const conv_layer *
     return rc;
 }
 
+/* A ceiling call's output y (N P Q x K, row-major) against A B, A and B
+ * filled as the ceiling's own matrices are (grader/ceilings/conv.cu), made
+ * in the witness's process once per test. As witness_check. */
+static long long witness_check_ceiling(const conv_layer *l, const float *y, cudaStream_t s,
+                                       check_outcome *out)
+{
+    static float *a, *b;
+    static size_t made; /* the depth times M + N they were made for */
+    const uint64_t N = (uint64_t)l->K, M = conv_out_elems(l) / N,
+                   K = (uint64_t)l->C * l->R * l->S;
+    if (made != K * (M + N)) {
+        cudaFree(a);
+        cudaFree(b);
+        a = b = NULL;
+        made = 0;
+        cudaError_t e = cudaMalloc((void **)&a, M * K * 4);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&b, K * N * 4);
+        if (e == cudaSuccess)
+            e = cudaMemsetAsync(a, CEILING_CONV_BYTE, M * K * 4, s);
+        if (e == cudaSuccess)
+            e = cudaMemsetAsync(b, CEILING_CONV_BYTE, K * N * 4, s);
+        if (e != cudaSuccess) {
+            lab_fail_cuda(out, e, "make the ceiling's matrices for its check");
+            return -2;
+        }
+        made = K * (M + N);
+    }
+    /* Every product is the same, so their rounding errors in float32 do not
+     * cancel as random ones do: lab 4's bound (which grows with the square
+     * root of the depth) is not theirs. The bound of any order of summation,
+     * K u / (1 - K u) of the scale, is: a float32 sum of 18,432 of them, one
+     * after the other, is 1.8 times lab 4's bound off and 0.05 times this
+     * one. */
+    const double u = ldexp(1.0, -24), t1 = (double)K * u / (1.0 - (double)K * u) + 8.0 * u,
+                 t2 = 0.0;
+    uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
+    const int nr = M < WITNESS_PICKS ? (int)M : WITNESS_PICKS,
+              nc = N < WITNESS_PICKS ? (int)N : WITNESS_PICKS;
+    if (lab_witness_picks(rows, nr, M, cols, nc, N, out) != 0)
+        return -2;
+    long long bad = devcheck_gemm_on_gpu(y, a, b, M, N, K, t1, t2, rows, nr, cols, nc, s, out);
+    if (bad < 0)
+        return bad;
+    long long i = bad / (long long)N, j = bad % (long long)N;
+    float got = 0;
+    double x = 0, sc = 0;
+    out->v = V_WRONG;
+    if (cudaMemcpy(&got, y + bad, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        lab_gemm_element(a, b, (int)N, (int)K, i, j, &x, &sc) != 0)
+        x = NAN;
+    snprintf(out->msg, sizeof out->msg,
+             "its product of two matrices of its own, %llu x %llu, held %g at [%lld][%lld], "
+             "where it should be %.7g",
+             (unsigned long long)M, (unsigned long long)N, got, i, j, x);
+    return bad;
+}
+
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
                                const void *const *ins, cudaStream_t s, check_outcome *out)
 {
     (void)stage;
-    if (role == WITNESS_CEILING) /* it writes no output here */
-        return -1;
     const conv_layer *l = &conv_layers[size].l;
+    if (role == WITNESS_CEILING)
+        return witness_check_ceiling(l, d_out[0], s, out);
     const int P = conv_out_h(l), Q = conv_out_w(l);
     const uint64_t npq = (uint64_t)l->N * P * Q;
     uint32_t chans[WITNESS_PICKS], pixels[WITNESS_PICKS];

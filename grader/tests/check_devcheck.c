@@ -11,6 +11,8 @@
 #include <cuda_runtime_api.h>
 
 #include "../../common/rng.h"
+#include "../lab.h"
+#include "../verdict.h"
 #include "../ceilings/ceilings.h"
 #include "../labs/conv_lab.h"
 #include "../labs/gemm_lab.h"
@@ -492,6 +494,70 @@ START_TEST(conv_checked_in_channels_and_pixels)
 }
 END_TEST
 
+/* Lab 6's ceiling writes the product of two matrices of its own into the
+ * output, and the witness checks it in every ceiling call (conv.c): on the
+ * tiny layer (M = N P Q = 24 rows, N = K = 5 columns, all of them sampled)
+ * a value off or a NaN anywhere is found; on the deep layer (a depth of
+ * 18,432 equal products, whose float32 rounding errors do not cancel) the
+ * ceiling's own output passes, and one off by 1% everywhere does not. */
+START_TEST(conv_ceiling_checked_by_the_witness)
+{
+    load_kernels();
+    extern const lab_spec lab_conv;
+    static const char *const syms[] = {"ceiling_conv_create", "ceiling_conv",
+                                       "ceiling_conv_destroy"};
+    void *fns[3], *lib = dlopen("build/ceilings/lab6.so", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    for (int i = 0; i < 3; i++)
+        ck_assert_ptr_nonnull(fns[i] = dlsym(lib, syms[i]));
+    const int sizes[2] = {0, 10};
+    for (int t = 0; t < 2; t++) {
+        const conv_layer *l = &conv_layers[sizes[t]].l;
+        const size_t ny = conv_out_elems(l);
+        float *dy;
+        ck_assert_int_eq(cudaMalloc((void **)&dy, ny * 4), cudaSuccess);
+        ck_assert_int_eq(cudaMemset(dy, 0xff, ny * 4), cudaSuccess); /* NaN, as the witness */
+        const int dims[9] = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
+        void *h = NULL;
+        ck_assert_int_eq(((ceiling_conv_create_fn *)fns[0])(&h, dims, NULL, NULL, dy), 0);
+        ck_assert_int_eq(((ceiling_conv_fn *)fns[1])(h, NULL, NULL, dy, 0), 0);
+        ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+        const void *outs[2] = {dy, NULL}, *ins[2] = {NULL, NULL};
+        check_outcome out = {0};
+        ck_assert_int_eq(lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out),
+                         -1);
+        float *y = malloc(ny * 4);
+        ck_assert_int_eq(cudaMemcpy(y, dy, ny * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        if (t == 0) {
+            const size_t e = 17 * 5 + 3; /* row 17, column 3 */
+            uint32_t v;
+            float off = y[e] * 1.001f;
+            memcpy(&v, &off, 4);
+            poke((uint32_t *)dy, e, v);
+            ck_assert_int_eq(
+                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out),
+                (long long)e);
+            ck_assert_int_eq(out.v, V_WRONG);
+            ck_assert_ptr_nonnull(strstr(out.msg, "24 x 5, held"));
+            ck_assert_ptr_nonnull(strstr(out.msg, "at [17][3]"));
+            poke((uint32_t *)dy, e, 0x7fc00000u);
+            ck_assert_int_eq(
+                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out),
+                (long long)e);
+        } else {
+            for (size_t e = 0; e < ny; e++)
+                y[e] *= 1.01f;
+            ck_assert_int_eq(cudaMemcpy(dy, y, ny * 4, cudaMemcpyHostToDevice), cudaSuccess);
+            ck_assert_int_ge(
+                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out), 0);
+        }
+        ((ceiling_conv_destroy_fn *)fns[2])(h);
+        cudaFree(dy);
+        free(y);
+    }
+}
+END_TEST
+
 /* The test below: its element e, the override row and column, and the
  * CPU's rule for it (*x: the value expected there). */
 typedef struct within_case {
@@ -627,7 +693,7 @@ END_TEST
 
 int devcheck_gpu_test_count(void)
 {
-    return 8;
+    return 9;
 }
 
 Suite *make_devcheck_gpu_suite(void)
@@ -643,6 +709,7 @@ Suite *make_devcheck_gpu_suite(void)
     tcase_add_test(tc, gemm_checked_in_rows_and_columns);
     tcase_add_test(tc, gemm_bf16_checked_in_rows_and_columns);
     tcase_add_test(tc, conv_checked_in_channels_and_pixels);
+    tcase_add_test(tc, conv_ceiling_checked_by_the_witness);
     suite_add_tcase(s, tc);
     return s;
 }
