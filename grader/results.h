@@ -89,7 +89,9 @@ typedef struct witness_record {
     /* wrong: calls whose output or input was not as it should be; modified:
      * those of them whose input had changed. */
     int calls[WITNESS_ROLES], wrong[WITNESS_ROLES], modified[WITNESS_ROLES];
-    int audited; /* the stage's audited calls it loaded and checked, untimed (not in calls) */
+    int audited; /* audited calls of the stage made in addition to the test's calls (an
+                  * audit's tries after its first), loaded and checked, not timed (not in
+                  * calls) */
     float ms[WITNESS_ROLES][WITNESS_SAMPLES]; /* each role's first windows, in ms */
     char wrong_msg[VERDICT_MSG];              /* the first wrong call's finding (the stage's
                                                * own first, if it had one) */

@@ -644,9 +644,11 @@ static int witness_checks(const child_env *env)
  * flush and the marker's hold, so the GPU is still busy while the host
  * launches the stage: the host's launch latency stays out of the measured
  * time. cr->audit_tries counts on from what the caller set (0 for a first
- * call; audit_again). */
+ * call; audit_again). untimed: a call the timing witness checks but does not
+ * time or count among the test's calls (an audited call made in addition to
+ * them, or an audited call made again). */
 static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
-                       void *fn, int audit, call_result *cr)
+                       void *fn, int audit, int untimed, call_result *cr)
 {
     const lab_spec *spec = run->spec;
     int tries = cr->audit_tries;
@@ -659,7 +661,6 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
      * flush, so that at the stage's entry its stream is as busy as in any
      * other call (instructors.md lists what still tells the calls apart). */
     audit = audit && env->audit_ready;
-    const int audit_slot = audit; /* the audited call, whether or not CUPTI starts for it */
     cr->audit_tries = tries + (audit != 0);
     char why[160];
     if (audit && trace_begin(why, sizeof why) != 0) {
@@ -669,15 +670,16 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     /* A witnessed call (every call of a speed test's stage, its ceiling and
      * its bases): the witness loads a fresh input, poisons the output and
      * flushes L2, and holds the stream until the call is queued, which keeps
-     * the host's latency out of the measured time as the marker does. It
-     * times the call unless it is the audited one, which it checks all the
-     * same; that one's first marker waits for the witness's go. */
+     * the host's latency out of the measured time as the marker does. The
+     * audited call is one of the timed ones (checked_call); its first marker
+     * waits for the witness's go, and holds nothing: the stream is held
+     * already. */
     cr->witnessed = witness_checks(env);
     if (cr->witnessed) {
-        if (witness_begin(env->witness, stage, audit_slot, env->stream, why, sizeof why) != 0)
+        if (witness_begin(env->witness, stage, untimed, env->stream, why, sizeof why) != 0)
             witness_lost(why);
         if (audit)
-            grader_mark(env, HOLD_NS);
+            grader_mark(env, 0);
     } else {
         l2_flush(&env->flush, env->stream);
         if (spec->host_timed) /* the stage's own streams would not wait for the flush */
@@ -1007,6 +1009,13 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
 {
     const lab_spec *spec = run->spec;
     int drawn = (int)rng_below(&env->rng, (uint64_t)variants), variant = drawn;
+    /* In a witnessed test the audited call is one of the timed calls (the
+     * first try; the rare tries after it are checked, not timed): an extra
+     * call of the stage would show, to a stage that counts its own calls and
+     * its base's, that the audit is over. Elsewhere it is a call of its own,
+     * before the round's timed one (measure). */
+    const int in_place = audit && witness_checks(env);
+    double first_event = 0, first_wall = 0;
     cr->audit_tries = 0;
     do {
         /* A call the witness checks gets input set 0, whose parameters its
@@ -1019,8 +1028,17 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
         if (spec->perturb && spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
             return -1;
         tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
-        timed_call(run, env, ctx, t->stage, owner, t->fn, audit, cr);
+        const int first = cr->audit_tries == 0;
+        timed_call(run, env, ctx, t->stage, owner, t->fn, audit, audit && !(in_place && first), cr);
+        if (first) {
+            first_event = cr->event_ms;
+            first_wall = cr->wall_ms;
+        }
     } while (audit_again(cr));
+    if (in_place) { /* the timed try's times */
+        cr->event_ms = first_event;
+        cr->wall_ms = first_wall;
+    }
     tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, env, t->stage, owner, cr, size, out) != 0)
         return -1;
@@ -1055,15 +1073,20 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
     const int audit_round =
         audit ? (int)rng_below(&audit_rng, (uint64_t)(max_reps + WARMUP_CALLS)) - WARMUP_CALLS
               : max_reps;
+    /* With the timing witness the audited call is the round's timed call
+     * itself (checked_call), else one more call just before it. */
+    const int in_place = witness_checks(env);
     for (int round = -WARMUP_CALLS; round < *reps; round++) {
         for (int k = 0; k < nf; k++) {
             int idx = (k + round + WARMUP_CALLS) % nf;
             timed_fn *t = &f[idx];
             call_result cr;
-            if (idx == 0 && round == audit_round &&
+            const int audited = idx == 0 && round == audit_round;
+            if (audited && !in_place &&
                 checked_call(run, env, rec, ctx, variants, t, f[0].stage, 1, size, &cr, out) != 0)
                 return idx;
-            if (checked_call(run, env, rec, ctx, variants, t, f[0].stage, 0, size, &cr, out) != 0)
+            if (checked_call(run, env, rec, ctx, variants, t, f[0].stage, audited && in_place, size,
+                             &cr, out) != 0)
                 return idx;
             if (round >= 0) {
                 t->ms[round] = cr.event_ms;
@@ -1208,7 +1231,7 @@ static void correctness_body(grade_run *run, int stage)
                     finish_outcome(rec, &out);
                 rec_progress(rec, size, PHASE_RUN);
                 tm_enter(TM_CALLS);
-                timed_call(run, &env, ctx, stage, stage, fn, audit_wanted(run, stage), &cr);
+                timed_call(run, &env, ctx, stage, stage, fn, audit_wanted(run, stage), 0, &cr);
             } while (audit_again(&cr));
             if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
                 finish_outcome(rec, &out); /* the message names the size already */
@@ -1320,7 +1343,7 @@ static void perf_body(grade_run *run, int stage)
     call_result cr;
     cr.audit_tries = 0;
     tm_enter(TM_CALLS);
-    timed_call(run, &env, ctx, stage, stage, f[0].fn, 0, &cr);
+    timed_call(run, &env, ctx, stage, stage, f[0].fn, 0, 0, &cr);
     tm_enter(TM_TIMED_CHECKS);
     if (call_outcome(run, &env, stage, stage, &cr, sz, &out) != 0)
         finish(rec, out.v, "after timing, at %s: %s", sz, out.msg);

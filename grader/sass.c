@@ -72,8 +72,9 @@ static int zero_operand(const char *p, const char *stop)
  * nothing: it is ptxas's way of loading a constant (HFMA2.MMA R1, -RZ, RZ,
  * 1.5, 0) or of turning an FP16 value into an FP32 one (HADD2.F32 R0, -RZ,
  * R2.H0_H0). Such an instruction is recorded with a modifier of the
- * grader's own, .RZ (HFMA2.MMA.RZ), so that a pattern can tell it from
- * arithmetic ("HFMA2!RZ"). op points at the opcode (n bytes), operands at
+ * grader's own, .ZEROSRC (HFMA2.MMA.ZEROSRC: not a name cuobjdump prints;
+ * .RZ would be, a rounding mode), so that a pattern can tell it from
+ * arithmetic ("HFMA2!ZEROSRC"). op points at the opcode (n bytes), operands at
  * what follows it, up to stop. */
 static int packed_half_move(const char *op, size_t n, const char *operands, const char *stop)
 {
@@ -225,10 +226,10 @@ int sass_parse_for(const char *text, sass_code *code, int device_sm)
                 p++;
             size_t n = (size_t)(p - op);
             char marked[64];
-            if (n + 4 <= sizeof marked && packed_half_move(op, n, p, stop)) {
-                snprintf(marked, sizeof marked, "%.*s.RZ", (int)n, op);
+            if (n + sizeof ".ZEROSRC" <= sizeof marked && packed_half_move(op, n, p, stop)) {
+                snprintf(marked, sizeof marked, "%.*s.ZEROSRC", (int)n, op);
                 op = marked;
-                n += 3;
+                n += sizeof ".ZEROSRC" - 1;
             }
             for (int i = 0; i < 2; i++) {
                 sass_kernel *k = i ? (also >= 0 ? &code->k[also] : NULL) : cur;

@@ -38,7 +38,7 @@ enum op {
     OP_CAL,       /* child: a hand-off around nothing */
     OP_CALDONE,   /* child: the hand-offs are done */
     OP_BUF,       /* child: the graded input and output */
-    OP_CALL,      /* child: a call of role, timed (or the audited one: audit) */
+    OP_CALL,      /* child: a call of role, timed (or not: untimed) */
     OP_QUEUED,    /* child: the call is queued behind the witness's start event */
     OP_READY,     /* witness: the stream may wait on the start event */
     OP_DONE,      /* witness: the call is timed and checked */
@@ -48,7 +48,8 @@ enum op {
 typedef struct wmsg {
     int op;
     int role;
-    int audit;    /* CALL: the stage's audited call, checked and not timed */
+    int untimed;  /* CALL: an audited call of the stage made in addition to the
+                   * test's calls: checked, not timed or counted */
     uint32_t seq; /* READY: the number the child's stream waits for */
     cudaIpcMemHandle_t mem[WITNESS_INS + WITNESS_OUTS]; /* BUF: each input, then each output */
     uint64_t off[WITNESS_INS + WITNESS_OUTS];
@@ -489,7 +490,7 @@ static void w_wrong(wside *w, int role, const char *fmt, ...)
 }
 
 /* One call of the child's: its input loaded, its window timed (unless it is
- * the audited call, which only the stage has and which is not timed), its
+ * an audited call of the stage made in addition to the test's calls), its
  * output and input checked. */
 static void w_call(wside *w, const wmsg *m)
 {
@@ -497,12 +498,12 @@ static void w_call(wside *w, const wmsg *m)
         w_broken(w, "a timed call before the graded buffers were handed over");
     if (m->role < -1 || m->role >= w->spec->n_stages)
         w_broken(w, "a timed call of no stage (%d)", m->role);
-    if (m->audit && m->role != w->stage)
+    if (m->untimed && m->role != w->stage)
         w_broken(w, "an audited call of stage %d in stage %d's test", m->role, w->stage);
     int role = m->role < 0 ? WITNESS_CEILING : m->role;
     float ms = w_handoff(w);
     witness_record *rec = w->rec;
-    if (m->audit) {
+    if (m->untimed) {
         rec->audited++;
     } else {
         if (rec->calls[role] < WITNESS_SAMPLES)
@@ -546,7 +547,7 @@ static void w_call(wside *w, const wmsg *m)
                 "witness compared it with the fresh input it loaded). A stage may only read its "
                 "inputs; flags and partial results belong in a workspace, where the lab gives "
                 "one.",
-                name, m->audit ? "the audited" : "a timed", bad);
+                name, m->untimed ? "an audited" : "a timed", bad);
         break;
     }
     rec->wrong[role] += wrong;
@@ -785,9 +786,9 @@ int witness_wanted(void)
     return !(v && strcmp(v, "0") == 0);
 }
 
-int witness_begin(witness *w, int role, int audited, cudaStream_t s, char *why, size_t n)
+int witness_begin(witness *w, int role, int untimed, cudaStream_t s, char *why, size_t n)
 {
-    wmsg m = {.op = OP_CALL, .role = role, .audit = audited != 0};
+    wmsg m = {.op = OP_CALL, .role = role, .untimed = untimed != 0};
     if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 || m.op != OP_READY)
         return child_fail(w, why, n, "the timing witness", &m);
     w->seq = m.seq;
@@ -881,8 +882,8 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
      * child's own checks take them). */
     const int timed_verdict = rec->v == V_PASS || rec->v == V_SLOW || rec->v == V_IMPOSSIBLE ||
                               rec->v == V_TIMING_ANOMALY;
-    /* The stage's calls the witness checked: the timed ones and the audited
-     * one (with its tries). */
+    /* The stage's calls the witness checked: the timed ones and any audited
+     * call made in addition to them. */
     const int checked = w->calls[stage] + w->audited;
     if (w->modified[stage] > 0 && timed_verdict) {
         say(msg, n, "%s It happened in %d of the stage's %d calls in this test.", w->modified_msg,
@@ -1048,7 +1049,7 @@ void witness_report(FILE *f, const lab_spec *spec, const lab_results *res)
                         w->wrong[r] ? " (some wrong)" : "");
             }
         if (w->audited > 0)
-            fprintf(f, " %d audited call%s checked, not timed;", w->audited,
+            fprintf(f, " %d more audited call%s checked, not timed;", w->audited,
                     w->audited > 1 ? "s" : "");
         fprintf(f, "%s%s\n", w->broken ? " stopped: " : "", w->broken ? w->why : "");
     }

@@ -75,11 +75,12 @@ int witness_active(const witness *w);
 /* Around one call of role (a stage, or -1 for the ceiling) on stream s:
  * begin before the call's start event (the witness loads a fresh input, and
  * s waits for it), queued after its stop event and before any wait for the
- * GPU, end after that wait (the witness has checked the output). audited: the
- * stage's audited call, which the witness loads and checks as any other but
- * does not time or count among the test's calls. begin and end return 0, or
- * -1 with why filled when the witness stopped answering. */
-int witness_begin(witness *w, int role, int audited, cudaStream_t s, char *why, size_t n);
+ * GPU, end after that wait (the witness has checked the output). untimed: an
+ * audited call of the stage made in addition to the test's calls (the audit's
+ * tries after its first), which the witness loads and checks as any other but
+ * does not time or count among them. begin and end return 0, or -1 with why
+ * filled when the witness stopped answering. */
+int witness_begin(witness *w, int role, int untimed, cudaStream_t s, char *why, size_t n);
 void witness_queued(witness *w, cudaStream_t s);
 int witness_end(witness *w, char *why, size_t n);
 

@@ -524,14 +524,14 @@ static long long witness_check_ceiling(const conv_layer *l, const float *y, cuda
                                        check_outcome *out)
 {
     static float *a, *b;
-    static size_t made; /* the depth times M + N they were made for */
+    static uint64_t made[3]; /* the M, N and K they were made for */
     const uint64_t N = (uint64_t)l->K, M = conv_out_elems(l) / N,
                    K = (uint64_t)l->C * l->R * l->S;
-    if (made != K * (M + N)) {
+    if (made[0] != M || made[1] != N || made[2] != K) {
         cudaFree(a);
         cudaFree(b);
         a = b = NULL;
-        made = 0;
+        made[0] = made[1] = made[2] = 0;
         cudaError_t e = cudaMalloc((void **)&a, M * K * 4);
         if (e == cudaSuccess)
             e = cudaMalloc((void **)&b, K * N * 4);
@@ -543,7 +543,9 @@ static long long witness_check_ceiling(const conv_layer *l, const float *y, cuda
             lab_fail_cuda(out, e, "make the ceiling's matrices for its check");
             return -2;
         }
-        made = K * (M + N);
+        made[0] = M;
+        made[1] = N;
+        made[2] = K;
     }
     /* Every product is the same, so their rounding errors in float32 do not
      * cancel as random ones do: lab 4's bound (which grows with the square

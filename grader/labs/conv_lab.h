@@ -26,9 +26,9 @@ typedef struct conv_problem {
  * FP32's one, whose error on the deep layer also stays within the bound
  * (instructors.md). The same instructions with a zero among their sources
  * are ptxas's constant loads and conversions, not arithmetic (sass.c marks
- * them .RZ), and stay allowed. */
+ * them .ZEROSRC), and stay allowed. */
 #define CONV_REFUSED_OPS                                                                           \
-    "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA|HFMA2!RZ|HADD2!RZ|HMUL2!RZ"
+    "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA|HFMA2!ZEROSRC|HADD2!ZEROSRC|HMUL2!ZEROSRC"
 #define CONV_REFUSED_TEXT                                                                          \
     "tensor-core instructions (HMMA, HGMMA, IMMA, QMMA) or packed FP16 or BF16 arithmetic "      \
     "(HFMA2, HADD2, HMUL2), while lab 6 computes in FP32 on the CUDA cores, as its ceiling does"

@@ -492,13 +492,13 @@ START_TEST(packed_half_arithmetic_told_from_moves)
     sass_code code;
     ck_assert_int_eq(sass_parse(half_listing, &code), 0);
     ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", CONV_REFUSED_OPS), 0);
-    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "HFMA2.MMA.RZ"), 1);
-    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "HADD2.F32.RZ"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "HFMA2.MMA.ZEROSRC"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "HADD2.F32.ZEROSRC"), 1);
     ck_assert_int_eq(sass_uses(&code, "_Z6constsPf", "FFMA"), 1);
     ck_assert_int_eq(sass_uses(&code, "_Z5half2Pf", CONV_REFUSED_OPS), 1);
     ck_assert_int_eq(sass_uses(&code, "_Z9half2_mmaPf", CONV_REFUSED_OPS), 1); /* a term, not a factor */
-    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HMUL2!RZ"), 1);
-    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HADD2!RZ"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HMUL2!ZEROSRC"), 1);
+    ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HADD2!ZEROSRC"), 1);
     ck_assert_int_eq(sass_uses(&code, "_Z4bf16Pf", "HFMA2"), 0);
     sass_free(&code);
 }

@@ -165,7 +165,8 @@ START_TEST(calls_around_the_witness_are_rejected)
     witness_record w = witness_of(1.0, 1.6, 0.9);
     w.calls[2] = 5;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
-    /* An audited call, checked and not timed, does not stand for a timed one. */
+    /* An audited call made again (checked, not timed) does not stand for a
+     * timed one. */
     w.calls[2] = 21;
     w.audited = 1;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
@@ -220,8 +221,8 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
     ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 22 calls in this test"));
     ck_assert_ptr_nonnull(strstr(msg, "kept from an earlier call"));
-    /* The audited call, which the witness checks but does not time, counts
-     * among the calls checked, and not among the timed ones. */
+    /* An audited call made again, which the witness checks but does not
+     * time, counts among the calls checked, and not among the timed ones. */
     w.audited = 1;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
     ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 23 calls in this test"));
