@@ -629,10 +629,9 @@ static void audit_compare(call_result *cr)
 
 /* Whether the timing witness loads the next call's inputs and checks its
  * output: every call of a witnessed speed test while the grader's own calls
- * are not under way, the audited one too. The audited call then sees inputs
- * like every other call's (fresh ones, loaded while its stream waits), so a
- * stage cannot tell it from the timed calls by its inputs, or by its stream
- * moving before the stage returns. */
+ * are not under way. The audited call is then one of the timed calls
+ * (checked_call), with fresh inputs loaded while its stream waits, so its
+ * inputs, its stream and the order of calls do not tell it apart. */
 static int witness_checks(const child_env *env)
 {
     return !env->unwitnessed && witness_active(env->witness);
@@ -645,8 +644,8 @@ static int witness_checks(const child_env *env)
  * launches the stage: the host's launch latency stays out of the measured
  * time. cr->audit_tries counts on from what the caller set (0 for a first
  * call; audit_again). untimed: a call the timing witness checks but does not
- * time or count among the test's calls (an audited call made in addition to
- * them, or an audited call made again). */
+ * time or count among the test's calls (an audited call made again after
+ * dark time). */
 static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, int owner,
                        void *fn, int audit, int untimed, call_result *cr)
 {
