@@ -28,9 +28,10 @@ typedef struct conv_problem {
  * are ptxas's constant loads and conversions, not arithmetic (sass.c marks
  * them .ZEROSRC), and stay allowed. */
 #define CONV_REFUSED_OPS                                                                           \
-    "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA|HFMA2!ZEROSRC|HADD2!ZEROSRC|HMUL2!ZEROSRC"
+    "HMMA|HGMMA|UTCHMMA|IMMA|IGMMA|UTCIMMA|QMMA|QGMMA|UTCQMMA|OMMA|UTCOMMA|BMMA|BGMMA|"           \
+    "HFMA2!ZEROSRC|HADD2!ZEROSRC|HMUL2!ZEROSRC"
 #define CONV_REFUSED_TEXT                                                                          \
-    "tensor-core instructions (HMMA, HGMMA, IMMA, QMMA) or packed FP16 or BF16 arithmetic "      \
+    "tensor-core instructions (HMMA, HGMMA, UTCHMMA, IMMA, QMMA) or packed FP16 or BF16 arithmetic "      \
     "(HFMA2, HADD2, HMUL2), while lab 6 computes in FP32 on the CUDA cores, as its ceiling does"
 
 /* The graded layers, small and awkward first; the benchmark layers (N = 32)

@@ -13,12 +13,16 @@
  * stays under the spread check's line. In SASS the TF32 forms carry .TF32
  * (HMMA.1688.F32.TF32, HGMMA.64x256x8.F32.TF32 on an H200); the FP16 form
  * has no input type (HMMA.16816.F32), BF16 has .BF16; IMMA/IGMMA are
- * integer, QMMA/QGMMA FP8, OMMA FP4, BMMA/BGMMA single bits. DMMA (FP64)
- * is allowed. */
-#define GEMM_BELOW_TF32_OPS "HMMA!TF32|HGMMA!TF32|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA"
+ * integer, QMMA/QGMMA FP8, OMMA FP4, BMMA/BGMMA single bits; UTCIMMA,
+ * UTCQMMA and UTCOMMA are Blackwell's tcgen05.mma of those kinds. Its
+ * UTCHMMA is left to the inputs: kind::tf32 and kind::f16 give the same
+ * UTCHMMA, the kind being in the instruction descriptor (ptxas 13.0,
+ * sm_100a), so it cannot be told from the code. DMMA (FP64) is allowed. */
+#define GEMM_BELOW_TF32_OPS                                                                        \
+    "HMMA!TF32|HGMMA!TF32|IMMA|IGMMA|UTCIMMA|QMMA|QGMMA|UTCQMMA|OMMA|UTCOMMA|BMMA|BGMMA"
 #define GEMM_BELOW_TF32_TEXT                                                                       \
-    "tensor-core instructions below TF32's precision (HMMA or HGMMA without .TF32, for FP16 "     \
-    "or BF16 inputs; IMMA, QMMA, QGMMA for integer or FP8)"
+    "tensor-core instructions below TF32's precision (HMMA or HGMMA without .TF32, for FP16 "   \
+    "or BF16 inputs; IMMA, QMMA, QGMMA or their UTC forms for integer or FP8)"
 
 /* The float32 stages (1 to 7) hold no tensor-core instruction but DMMA
  * (FP64): their bound is float32's, and their timed calls get the timing
@@ -26,10 +30,11 @@
  * often enough to pass a sample (instructors.md). 3xTF32, as accurate as
  * float32, is refused too: its speed would be IMPOSSIBLE against cuBLAS's
  * float32 anyway. */
-#define GEMM_TENSOR_OPS "HMMA|HGMMA|IMMA|IGMMA|QMMA|QGMMA|OMMA|BMMA|BGMMA"
+#define GEMM_TENSOR_OPS                                                                            \
+    "HMMA|HGMMA|UTCHMMA|IMMA|IGMMA|UTCIMMA|QMMA|QGMMA|UTCQMMA|OMMA|UTCOMMA|BMMA|BGMMA"
 #define GEMM_TENSOR_TEXT                                                                           \
-    "tensor-core instructions (HMMA or HGMMA, for TF32, FP16 or BF16 inputs; IMMA, QMMA for "    \
-    "integer or FP8), while stages 1 to 7 compute in float32 on the CUDA cores, as their "       \
+    "tensor-core instructions (HMMA, HGMMA or UTCHMMA, for TF32, FP16 or BF16 inputs; IMMA, "   \
+    "QMMA or their UTC forms for integer or FP8), while stages 1 to 7 compute in float32 on the CUDA cores, as their "       \
     "ceiling does (tensor cores are stage 8's)"
 
 struct rng;

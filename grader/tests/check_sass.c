@@ -105,6 +105,50 @@ START_TEST(reads_kernels_and_opcodes)
 }
 END_TEST
 
+/* Blackwell's tcgen05.mma, as ptxas 13.0 writes it for sm_100a (cuobjdump on
+ * the H200's machine, 2026-12-04): kind::f16 and kind::tf32 both give
+ * UTCHMMA, the kind being in the instruction descriptor; kind::f8f6f4 gives
+ * UTCQMMA, kind::i8 UTCIMMA. */
+static const char blackwell[] =
+    "\tcode for sm_100a\n"
+    "\t\tFunction : _Z5k_f16jmmji\n"
+    "        /*00a0*/                   UTCHMMA gdesc[UR10], gdesc[UR12], tmem[UR8], tmem[UR4], "
+    "idesc[UR5], UP0 ;  /* 0x00ff040c0a0075ea */\n"
+    "\t\t..........\n"
+    "\t\tFunction : _Z6k_tf32jmmji\n"
+    "        /*00a0*/                   UTCHMMA gdesc[UR10], gdesc[UR12], tmem[UR8], tmem[UR4], "
+    "idesc[UR5], UP0 ;  /* 0x00ff040c0a0075ea */\n"
+    "\t\t..........\n"
+    "\t\tFunction : _Z8k_f8f6f4jmmji\n"
+    "        /*00a0*/                   UTCQMMA gdesc[UR10], gdesc[UR12], tmem[UR8], tmem[UR4], "
+    "idesc[UR5], UP0 ;  /* 0x00ff040c0a0075ea */\n"
+    "\t\t..........\n"
+    "\t\tFunction : _Z4k_i8jmmji\n"
+    "        /*00a0*/                   UTCIMMA gdesc[UR10], gdesc[UR12], tmem[UR8], tmem[UR4], "
+    "idesc[UR5], UP0 ;  /* 0x00ff040c0a0075ea */\n"
+    "\t\t..........\n";
+
+START_TEST(blackwell_tensor_cores_refused)
+{
+    sass_code code;
+    ck_assert_int_eq(sass_parse(blackwell, &code), 0);
+    ck_assert_int_eq(code.n, 4);
+    const char *k[] = {"_Z5k_f16jmmji", "_Z6k_tf32jmmji", "_Z8k_f8f6f4jmmji", "_Z4k_i8jmmji"};
+    /* Lab 4's float32 stages and lab 6 refuse every kind. */
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(sass_uses(&code, k[i], GEMM_TENSOR_OPS), 1);
+        ck_assert_int_eq(sass_uses(&code, k[i], CONV_REFUSED_OPS), 1);
+    }
+    /* The TF32 stage refuses the integer and FP8 kinds; UTCHMMA cannot be
+     * told from kind::tf32, so it is left to the inputs. */
+    ck_assert_int_eq(sass_uses(&code, k[0], GEMM_BELOW_TF32_OPS), 0);
+    ck_assert_int_eq(sass_uses(&code, k[1], GEMM_BELOW_TF32_OPS), 0);
+    ck_assert_int_eq(sass_uses(&code, k[2], GEMM_BELOW_TF32_OPS), 1);
+    ck_assert_int_eq(sass_uses(&code, k[3], GEMM_BELOW_TF32_OPS), 1);
+    sass_free(&code);
+}
+END_TEST
+
 START_TEST(short_names)
 {
     char s[64];
@@ -510,6 +554,7 @@ Suite *make_sass_suite(void)
     TCase *tc = tcase_create("sass");
     tcase_add_test(tc, reads_kernels_and_opcodes);
     tcase_add_test(tc, short_names);
+    tcase_add_test(tc, blackwell_tensor_cores_refused);
     tcase_add_test(tc, report_names_what_is_missing);
     tcase_add_test(tc, refuses_instructions_below_the_stage);
     tcase_add_test(tc, refuses_only_the_code_the_gpu_runs);
