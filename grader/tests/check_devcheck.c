@@ -529,21 +529,25 @@ START_TEST(conv_ceiling_checked_by_the_witness)
         float *y = malloc(ny * 4);
         ck_assert_int_eq(cudaMemcpy(y, dy, ny * 4, cudaMemcpyDeviceToHost), cudaSuccess);
         if (t == 0) {
-            const size_t e = 17 * 5 + 3; /* row 17, column 3 */
-            uint32_t v;
-            float off = y[e] * 1.001f;
-            memcpy(&v, &off, 4);
-            poke((uint32_t *)dy, e, v);
-            ck_assert_int_eq(
-                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out),
-                (long long)e);
+            /* All of row 17 off: the check draws 16 rows and 16 columns (with
+             * replacement), and every column it draws crosses that row. */
+            for (size_t j = 0; j < 5; j++) {
+                uint32_t v;
+                float off = y[17 * 5 + j] * 1.001f;
+                memcpy(&v, &off, 4);
+                poke((uint32_t *)dy, 17 * 5 + j, v);
+            }
+            long long bad = lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out);
+            ck_assert_int_ge(bad, 17 * 5);
+            ck_assert_int_lt(bad, 18 * 5);
             ck_assert_int_eq(out.v, V_WRONG);
             ck_assert_ptr_nonnull(strstr(out.msg, "24 x 5, held"));
-            ck_assert_ptr_nonnull(strstr(out.msg, "at [17][3]"));
-            poke((uint32_t *)dy, e, 0x7fc00000u);
-            ck_assert_int_eq(
-                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out),
-                (long long)e);
+            ck_assert_ptr_nonnull(strstr(out.msg, "at [17]["));
+            for (size_t j = 0; j < 5; j++)
+                poke((uint32_t *)dy, 17 * 5 + j, 0x7fc00000u);
+            bad = lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out);
+            ck_assert_int_ge(bad, 17 * 5);
+            ck_assert_int_lt(bad, 18 * 5);
         } else {
             for (size_t e = 0; e < ny; e++)
                 y[e] *= 1.01f;
