@@ -149,6 +149,44 @@ typedef struct lab_witness {
     const struct gbuf *(*workspace)(lab_ctx *ctx);
 } lab_witness;
 
+/* The timing witness of a lab timed on the host (host_timed: lab 5), whose
+ * stages take host buffers and return when out is complete. Its speed
+ * test's host buffers are carved from one shared mapping (the arena), made
+ * before the witness is forked and before CUDA: the witness, which never
+ * loads the library and needs no CUDA, loads each call's input there, times
+ * the call from its go to the child's word that the call has returned, and
+ * checks the output there. */
+typedef struct lab_host_witness {
+    /* Both sides: the bytes of arena the speed test of `stage` at size needs. */
+    size_t (*arena_bytes)(int stage, int size);
+    /* Witness side, once the child's setup is done: what the test's buffers
+     * hold. param: the one figure the child's setup chose (lab 5: the heavy
+     * job's degree), checked here. seed: the size's input seed. 0; -1 when
+     * param is not one the setup can choose, -2 when the witness cannot go on
+     * (no memory), with why filled (n bytes). */
+    int (*start)(int stage, int size, uint64_t seed, long param, char *why, size_t n);
+    /* Witness side, before a call of stage `role`: load, an input set
+     * in the role's buffers of arena, chosen by seed, the output poisoned;
+     * then, inside the window (its clock started), patch: a few elements
+     * changed at positions drawn from seed, so that nothing done before the
+     * window knows the call's input. Both seeds are the witness's. */
+    void (*load)(void *arena, int role, uint64_t seed);
+    void (*patch)(void *arena, int role, uint64_t seed);
+    /* Witness side, after the call: its output and inputs checked; -1 when
+     * right, else the first wrong element with out filled (out->v
+     * V_INPUT_MODIFIED when an input changed); -2 when the check failed.
+     * seed draws the elements a sampled check reads. It leaves the inputs as
+     * load found them, for the child's own calls. */
+    long long (*check)(void *arena, int role, uint64_t seed, check_outcome *out);
+    /* Child side: param above, from the test's ctx. */
+    long (*param)(lab_ctx *ctx);
+    /* Child side, once CUDA has started, or NULL: 0 when the lab's stages
+     * can take the arena's memory as they take the memory they get without
+     * the witness, else -1 with why filled (the test is then timed without
+     * it). */
+    int (*usable)(char *why, size_t n);
+} lab_host_witness;
+
 typedef struct lab_spec {
     int number;               /* 1 */
     const char *name;         /* "transpose" */
@@ -220,6 +258,8 @@ typedef struct lab_spec {
     /* The timing witness's part, or NULL: its speed tests are timed by the
      * test's own process alone. */
     const lab_witness *witness;
+    /* Or, for a lab timed on the host, its host witness (NULL: none). */
+    const lab_host_witness *host_witness;
 } lab_spec;
 
 /* The first given stage of spec (complete in the skeleton), or -1. */

@@ -161,6 +161,7 @@ const rule policy_host_stage_rules[] = {
     {"cudaMallocHost", NO_HOST_ALLOC, NULL},
     {"cudaHostAlloc", NO_HOST_ALLOC, NULL},
     {"cudaHostRegister", NO_HOST_ALLOC, NULL},
+    {"cudaHostUnregister", NO_HOST_ALLOC, NULL},
     {"cudaMallocManaged", NO_HOST_ALLOC, NULL},
     {"cudaEventElapsedTime*", NO_TIMING, NULL},
     {"cudaStreamSetAttribute", NO_L2, NULL},

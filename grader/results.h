@@ -96,6 +96,7 @@ typedef struct witness_record {
     char wrong_msg[VERDICT_MSG];              /* the first wrong call's finding (the stage's
                                                * own first, if it had one) */
     int wrong_role;                           /* whose it is */
+    int wrong_v;                              /* its verdict (enum verdict) */
     char modified_msg[VERDICT_MSG];           /* the first changed input's */
 } witness_record;
 

@@ -381,7 +381,8 @@ __attribute__((noreturn)) static void witness_lost(const char *why)
 int runner_witnessed(const grade_run *run, int stage, int kind)
 {
     const lab_spec *spec = run->spec;
-    return run->witness && kind == TEST_PERF && spec->witness && !spec->host_timed && run->sandbox &&
+    const int has = spec->host_timed ? spec->host_witness != NULL : spec->witness != NULL;
+    return run->witness && kind == TEST_PERF && has && run->sandbox &&
            !run->plain_buffers && run->sms == 0 && stage >= 0 && stage < spec->n_stages;
 }
 
@@ -400,9 +401,11 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         /* Every module loaded when it is registered, in both processes: a
          * module loaded lazily at its kernel's first launch waits for the
          * GPU, and a witnessed call is launched while its stream waits for
-         * the witness's go (a deadlock). */
-        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-        wit = witness_fork(run->spec, stage, lab_timed_size(run->spec, stage),
+         * the witness's go (a deadlock). A host witness's go is a message. */
+        if (!run->spec->host_timed)
+            setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+        int size = lab_timed_size(run->spec, stage);
+        wit = witness_fork(run->spec, stage, size, runner_size_seed(run->seed, stage, size),
                            WARMUP_CALLS + run->reps, WARMUP_CALLS, &run->res->witness[stage]);
     }
     results_enter_child(); /* read-only for good; the grader writes through results_close */
@@ -454,6 +457,9 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
      * says why (the lab's report repeats it). */
     if (env->witness && witness_connect(env->witness, env->stream, why, sizeof why) != 0)
         fprintf(stderr, "grade: this test is timed without its witness: %s\n", why);
+    size_t arena_bytes = 0;
+    void *arena = witness_arena(env->witness, &arena_bytes);
+    lab_set_host_arena(arena, arena_bytes); /* a host witness's: the setup's buffers go there */
     static const char *const mark_sym[] = {"devcheck_mark"};
     void *mark = NULL;
     if (ceiling_load("devcheck", mark_sym, &mark, 1, why, sizeof why) != 0)
@@ -626,6 +632,7 @@ static void audit_compare(call_result *cr)
  * that stalled once (the first call's loading of the module, a busy moment)
  * leaves dark time once. */
 #define AUDIT_TRIES 3
+_Static_assert(AUDIT_TRIES - 1 == WITNESS_MAX_UNTIMED, "the witness counts the tries after the first");
 
 /* Whether the timing witness loads the next call's inputs and checks its
  * output: every call of a witnessed speed test while the grader's own calls
@@ -674,6 +681,10 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
      * waits for the witness's go, and holds nothing: the stream is held
      * already. */
     cr->witnessed = witness_checks(env);
+    if (cr->witnessed && spec->host_timed) { /* the flush outside the host witness's window */
+        l2_flush(&env->flush, env->stream);
+        cudaStreamSynchronize(env->stream);
+    }
     if (cr->witnessed) {
         if (witness_begin(env->witness, stage, untimed, env->stream, why, sizeof why) != 0)
             witness_lost(why);
@@ -703,9 +714,14 @@ static void timed_call(grade_run *run, child_env *env, lab_ctx *ctx, int stage, 
     if (audit) /* the second marker, behind the stage's work */
         grader_mark(env, 0);
     gpu_timer_stop(&env->timer, env->stream);
-    if (cr->witnessed)
+    /* A GPU witness's window ends on the stream, so the message goes before
+     * the wait; a host witness's ends with the message, which goes once all
+     * of the call's work is done, as the call's wall time ends there. */
+    if (cr->witnessed && !spec->host_timed)
         witness_queued(env->witness, env->stream);
     cr->sync = cudaDeviceSynchronize();
+    if (cr->witnessed && spec->host_timed)
+        witness_queued(env->witness, env->stream);
     double t_synced = wall_ms(); /* a witnessed call's wall time ends here, not after its checks */
     /* After a fault the witness's stream may wait for good: the test ends on
      * the fault, and the witness with it. */
@@ -1021,10 +1037,14 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
          * check assumes (lab 4's alpha and beta); its inputs are the witness's. */
         variant = witness_checks(env) ? 0 : drawn;
         tm_enter(TM_RELOAD);
-        if (spec->prepare(ctx, variant, env->stream, out) != 0)
+        /* A host witness loads the input itself, in the shared buffers, and
+         * this process must not write them then. */
+        const int loaded = spec->host_timed && witness_checks(env);
+        if (!loaded && spec->prepare(ctx, variant, env->stream, out) != 0)
             return -1;
         /* Every timed call, the ceiling's too (the same work before each call). */
-        if (spec->perturb && spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
+        if (!loaded && spec->perturb &&
+            spec->perturb(ctx, variant, &env->patch_rng, env->stream, out) != 0)
             return -1;
         tm_enter(t->stage >= 0 ? TM_TIMED : TM_CEILING);
         const int first = cr->audit_tries == 0;
@@ -1046,7 +1066,7 @@ static int checked_call(grade_run *run, child_env *env, test_record *rec, lab_ct
     /* A witnessed call's output is checked by the witness, against the input
      * it loaded (the child's own expectation is not that call's input); the
      * guard zones around its buffers are checked here. */
-    if (t->stage >= 0 && cr->witnessed && witnessed_guards(spec, ctx, out) != 0)
+    if (t->stage >= 0 && cr->witnessed && spec->witness && witnessed_guards(spec, ctx, out) != 0)
         return -1;
     if (t->stage >= 0 && !cr->witnessed && spec->check(ctx, t->stage, variant, 0, out) != 0)
         return -1;
@@ -1484,7 +1504,8 @@ int runner_run_once(const lab_spec *spec, const char *lib, int stage, uint64_t s
 
 int runner_memory_fault(const char *msg)
 {
-    return strstr(msg, "out of host memory") || strstr(msg, "cudaErrorMemoryAllocation");
+    return strstr(msg, "out of host memory") || strstr(msg, "cudaErrorMemoryAllocation") ||
+           strstr(msg, LAB_NOT_YOURS);
 }
 
 /* Parent side, after the run: a SETUP ERROR before the lab library was

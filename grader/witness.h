@@ -40,9 +40,22 @@
  * Where the witness cannot start (no stream memory operations or
  * interprocess memory: some virtual machines and WSL; the fake GPU of the
  * tests) the test is timed as before and the lab's report says why. A lab
- * takes part by setting lab_spec.witness (every lab but lab 5, which times
- * itself on the host; labs 4, 6 and 7 with two inputs), and the witness runs
- * unless CUDA_LABS_WITNESS=0 (instructors.md). */
+ * takes part by setting lab_spec.witness (labs 1-4, 6, 7; labs 4, 6 and 7
+ * with two inputs), and the witness runs unless CUDA_LABS_WITNESS=0
+ * (instructors.md).
+ *
+ * Lab 5 times itself on the host (a stage returns when out, in host memory,
+ * is complete), and its witness is a host witness (lab_spec.host_witness):
+ * no CUDA. The test's host buffers are carved from one shared mapping made
+ * here before the fork (witness_arena; the child pins what it pins itself).
+ * Before each call of a stage the witness loads a fresh input there (an
+ * input set and patches at positions drawn from the system's random
+ * numbers) and poisons the output; its go is a message, sent after that,
+ * and the child sends one back as soon as the call has returned; the window
+ * between them, on the witness's clock, less the hand-off (two messages,
+ * measured before the library is loaded), is the call's time. Then it
+ * checks the output and the inputs there. The ceiling's calls are timed
+ * alone (its buffers are its own). It runs on the fake GPU too. */
 #ifndef CUDA_LABS_WITNESS_H
 #define CUDA_LABS_WITNESS_H
 
@@ -59,10 +72,15 @@ typedef struct witness witness;
  * speed test of spec's stage `stage`, timed at size `size`; rec is that
  * test's witness record in the results page (still writable here).
  * expected_calls: the calls of the stage the test makes (warm-up and
- * repetitions), warmups: the first calls of each role that are warm-ups. NULL
+ * repetitions), warmups: the first calls of each role that are warm-ups;
+ * seed: the size's input seed (a host witness's data). NULL
  * when none was forked (rec says why). */
-witness *witness_fork(const lab_spec *spec, int stage, int size, int expected_calls,
-                      int warmups, witness_record *rec);
+witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
+                      int expected_calls, int warmups, witness_record *rec);
+/* Child side: a host witness's shared memory (bytes long), where the lab's
+ * setup puts the test's host buffers; NULL unless w is a host witness that
+ * times this test. */
+void *witness_arena(const witness *w, size_t *bytes);
 /* Child side, once CUDA has started on stream s, before the library is
  * loaded: meets the witness and measures the hand-off. 0, or -1 with why
  * filled (the witness is then not used, and its record says so). */
@@ -81,6 +99,9 @@ int witness_active(const witness *w);
  * does not time or count among them. begin and end return 0, or -1 with why
  * filled when the witness stopped answering. */
 int witness_begin(witness *w, int role, int untimed, cudaStream_t s, char *why, size_t n);
+/* The most untimed calls a test makes (an audit's tries after its first);
+ * the witness stops at one more. */
+#define WITNESS_MAX_UNTIMED 2
 void witness_queued(witness *w, cudaStream_t s);
 int witness_end(witness *w, char *why, size_t n);
 

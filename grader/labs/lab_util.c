@@ -409,3 +409,18 @@ void lab_dot(const float *a, const float *b, int K, double *x, double *sc)
         *sc += fabs((double)a[k] * b[k]);
     }
 }
+
+static void *host_arena;
+static size_t host_arena_bytes;
+
+void lab_set_host_arena(void *arena, size_t bytes)
+{
+    host_arena = arena;
+    host_arena_bytes = arena ? bytes : 0;
+}
+
+void *lab_host_arena(size_t *bytes)
+{
+    *bytes = host_arena_bytes;
+    return host_arena;
+}

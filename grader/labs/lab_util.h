@@ -14,6 +14,11 @@
 
 /* Fills out with a SETUP ERROR "out of host memory<for_what>"; returns -1. */
 int lab_no_memory(check_outcome *out, const char *for_what);
+/* Ends a SETUP ERROR's message that is the machine's or the grader's whatever
+ * the library did (runner_memory_fault matches it): it is never charged to
+ * the submission. */
+#define LAB_NOT_YOURS " This is the machine's or the grader's fault, not your submission's."
+
 /* A host buffer for outputs read back (plain memory, free() it: reads go
  * through lab_to_host); 0, or -1 with out filled (*p = NULL). */
 int lab_host_buffer(void **p, size_t bytes, check_outcome *out);
@@ -140,5 +145,12 @@ int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uin
 int lab_gemm_element(const float *d_A, const float *d_B, int N, int K, long long i, long long j,
                      double *x, double *sc);
 void lab_dot(const float *a, const float *b, int K, double *x, double *sc);
+
+/* Child side: the shared host memory (bytes long) of a speed test timed by a
+ * host witness (witness_arena), where the lab's setup puts the test's host
+ * buffers; set by the runner before the setup, NULL (the default) when the
+ * test has none. */
+void lab_set_host_arena(void *arena, size_t bytes);
+void *lab_host_arena(size_t *bytes);
 
 #endif

@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,11 @@ struct lab_ctx {
     const host_data *h;
     float *x[KINDS], *y[KINDS], *out[KINDS]; /* the kinds this test needs */
     int need[KINDS];
+    /* In a speed test with the host witness: x, y and out are its arena's
+     * (lab_host_witness), and registered[k] says which of kind k's three the
+     * setup pinned. */
+    void *arena;
+    int registered[KINDS][3];
     streams_job job[N_STAGES];
     void *state[N_STAGES];
     streams_teardown_fn teardown[N_STAGES];
@@ -267,6 +273,45 @@ static void host_free(float *p, int kind)
         cudaFreeHost(p);
 }
 
+/* The host memory kinds a test of `stage` uses: its own and its bases'. */
+static void test_kinds(int stage, int need[KINDS])
+{
+    memset(need, 0, KINDS * sizeof *need);
+    need[streams_stages[stage].extra->kind] = 1;
+    for (int b = 0; b < streams_stages[stage].n_base; b++)
+        need[streams_stages[streams_stages[stage].base[b]].extra->kind] = 1;
+}
+
+/* The host witness's arena: x, y and out of each kind the test uses, in the
+ * order of the kinds, each a whole number of huge pages. */
+static size_t arena_slot(int size)
+{
+    size_t b = sizes_n[size] * sizeof(float);
+    return (b + HOSTMEM_HUGE - 1) / HOSTMEM_HUGE * HOSTMEM_HUGE;
+}
+
+static size_t arena_bytes(int stage, int size)
+{
+    int need[KINDS], kinds = 0;
+    test_kinds(stage, need);
+    for (int k = 0; k < KINDS; k++)
+        kinds += need[k];
+    return (size_t)kinds * 3 * arena_slot(size);
+}
+
+/* Buffer which (0 x, 1 y, 2 out) of kind in the arena of stage's test; kind
+ * is one the test uses (the witness takes calls of no other stage). */
+static float *arena_buf(void *arena, int stage, int size, int kind, int which)
+{
+    int need[KINDS], before = 0;
+    test_kinds(stage, need);
+    if (kind < 0 || kind >= KINDS || !need[kind] || which < 0 || which > 2)
+        abort(); /* never: a buffer outside the arena */
+    for (int k = 0; k < kind; k++)
+        before += need[k];
+    return (float *)((char *)arena + ((size_t)before * 3 + (size_t)which) * arena_slot(size));
+}
+
 static void teardown(lab_ctx *c)
 {
     if (!c)
@@ -276,9 +321,12 @@ static void teardown(lab_ctx *c)
             c->teardown[s](c->state[s]);
     cudaDeviceSynchronize();
     for (int k = 0; k < KINDS; k++) {
-        host_free(c->x[k], k);
-        host_free(c->y[k], k);
-        host_free(c->out[k], k);
+        float *buf[3] = {c->x[k], c->y[k], c->out[k]};
+        for (int b = 0; b < 3; b++)
+            if (!c->arena)
+                host_free(buf[b], k);
+            else if (c->registered[k][b])
+                cudaHostUnregister(buf[b]);
     }
     if (c->ceiling && c->ceiling_destroy)
         c->ceiling_destroy(c->ceiling);
@@ -414,21 +462,56 @@ static int setup(lab_ctx **pctx, int stage, int size, uint64_t seed, int variant
     stages[n_stages++] = stage;
     for (int b = 0; b < streams_stages[stage].n_base; b++)
         stages[n_stages++] = streams_stages[stage].base[b];
-    for (int i = 0; i < n_stages; i++)
-        c->need[streams_stages[stages[i]].extra->kind] = 1;
-    size_t bytes = c->n * sizeof(float);
+    test_kinds(stage, c->need);
+    size_t bytes = c->n * sizeof(float), have = 0;
+    /* A speed test with the host witness: the buffers are its arena's, the
+     * pinned kinds pinned here (cudaHostRegister, as cudaHostAlloc would). */
+    c->arena = lab_host_arena(&have);
+    if (c->arena && have < arena_bytes(stage, size)) {
+        c->arena = NULL;
+        out->v = V_SETUP_ERROR;
+        snprintf(out->msg, sizeof out->msg,
+                 "the timing witness's shared memory holds %zu bytes, and this test needs %zu."
+                 LAB_NOT_YOURS,
+                 have, arena_bytes(stage, size));
+        return -1;
+    }
     for (int k = 0; k < KINDS; k++) {
         if (!c->need[k])
             continue;
-        c->x[k] = host_alloc(c->n, k);
-        c->y[k] = host_alloc(c->n, k);
-        c->out[k] = host_alloc(c->n, k);
+        if (c->arena) {
+            float **buf[3] = {&c->x[k], &c->y[k], &c->out[k]};
+            for (int b = 0; b < 3; b++) {
+                *buf[b] = arena_buf(c->arena, stage, size, k, b);
+                if (k == PAGEABLE)
+                    continue;
+                cudaError_t e = cudaHostRegister(*buf[b], arena_slot(size),
+                                                 k == MAPPED ? cudaHostRegisterMapped
+                                                             : cudaHostRegisterDefault);
+                if (e != cudaSuccess) {
+                    out->v = V_SETUP_ERROR;
+                    snprintf(out->msg, sizeof out->msg,
+                             "the grader could not pin its %.1f MiB %s buffers, shared with "
+                             "its timing witness (cudaHostRegister: %s); grade with "
+                             "CUDA_LABS_WITNESS=0 on this machine (handouts/instructors.md)."
+                             LAB_NOT_YOURS,
+                             bytes / 1048576.0, kind_name[k], cudaGetErrorString(e));
+                    return -1;
+                }
+                c->registered[k][b] = 1;
+            }
+        } else {
+            c->x[k] = host_alloc(c->n, k);
+            c->y[k] = host_alloc(c->n, k);
+            c->out[k] = host_alloc(c->n, k);
+        }
         if (!c->x[k] || !c->y[k] || !c->out[k]) {
             out->v = V_SETUP_ERROR;
             snprintf(out->msg, sizeof out->msg,
-                     "the grader could not allocate 3 x %zu MiB of %s host memory: this machine "
-                     "is short of host memory (pinned memory is limited by the system)",
-                     bytes >> 20, kind_name[k]);
+                     "the grader could not allocate 3 x %.1f MiB of %s host memory: this "
+                     "machine is short of host memory (pinned memory is limited by the system)."
+                     LAB_NOT_YOURS,
+                     bytes / 1048576.0, kind_name[k]);
             return -1;
         }
         memcpy(c->x[k], c->h->x[0], bytes);
@@ -566,46 +649,65 @@ static size_t first_change(const float *now, const float *orig, size_t n, const 
     return j.first;
 }
 
-/* x and y of the stage's kind hold what was loaded plus the patch: 0, or -1
- * with INPUT MODIFIED. */
-static int patched_inputs_unchanged(lab_ctx *c, int k, int variant, check_outcome *out)
+/* x and y (n each) hold ox and oy with the patches px and py: -1, or the
+ * first element that does not with out filled (INPUT MODIFIED; by: who
+ * loaded them, for the message). */
+static long long inputs_as_loaded(const float *x, const float *y, const float *ox,
+                                  const float *oy, size_t n, const patch_set *px,
+                                  const patch_set *py, const char *by, check_outcome *out)
 {
-    const float *now[2] = {c->x[k], c->y[k]}, *orig[2] = {c->h->x[variant], c->h->y};
-    const patch_set *ps[2] = {&c->px, &c->py};
+    const float *now[2] = {x, y}, *orig[2] = {ox, oy};
+    const patch_set *ps[2] = {px, py};
     static const char *const names[2] = {"x", "y"};
     for (int m = 0; m < 2; m++) {
-        size_t i = first_change(now[m], orig[m], c->n, ps[m]);
-        if (i == c->n)
+        size_t i = first_change(now[m], orig[m], n, ps[m]);
+        if (i == n)
             continue;
         uint32_t want = patch_word(ps[m], (const uint32_t *)orig[m], i);
         float fw;
         memcpy(&fw, &want, 4);
         out->v = V_INPUT_MODIFIED;
         snprintf(out->msg, sizeof out->msg,
-                 "%s was changed during a timed call, first at %s[%zu]: it held %.7g and now "
-                 "holds %.7g. A stage may only read x and y.",
-                 names[m], names[m], i, fw, now[m][i]);
-        return -1;
+                 "%s was changed during a timed call, first at %s[%zu]: it held %.7g%s and then "
+                 "held %.7g. A stage may only read x and y.",
+                 names[m], names[m], i, fw, by, now[m][i]);
+        return (long long)i;
     }
+    return -1;
+}
+
+/* x and y of the stage's kind hold what was loaded plus the patch: 0, or -1
+ * with INPUT MODIFIED. */
+static int patched_inputs_unchanged(lab_ctx *c, int k, int variant, check_outcome *out)
+{
+    if (inputs_as_loaded(c->x[k], c->y[k], c->h->x[variant], c->h->y, c->n, &c->px, &c->py, "",
+                         out) >= 0)
+        return -1;
     return 0;
 }
 
-/* out[i]'s exact value and the bound on its rounding error, for inputs x, y. */
-static void expect_at(const lab_ctx *c, double x, double y, double *want, double *tol)
+/* out[i]'s exact value and the bound on its rounding error, for inputs x, y,
+ * of SAXPY (heavy 0) or the heavy job of that degree. */
+static void expect_job(int heavy, int degree, double x, double y, double *want, double *tol)
 {
     const double u = ldexp(1.0, -24);
-    if (!c->heavy) {
+    if (!heavy) {
         *want = (double)A * x + y;
         *tol = 4 * u * (fabs((double)A * x) + fabs(y)) + 1e-30;
         return;
     }
-    double p = c_heavy[c->degree], s = fabs(p);
-    for (int k = c->degree - 1; k >= 0; k--) {
+    double p = c_heavy[degree], s = fabs(p);
+    for (int k = degree - 1; k >= 0; k--) {
         p = p * x + c_heavy[k];
         s = s * fabs(x) + fabs(c_heavy[k]);
     }
     *want = A * p + y;
-    *tol = (2.0 * c->degree + 8) * u * (fabs(A) * s + fabs(y));
+    *tol = (2.0 * degree + 8) * u * (fabs(A) * s + fabs(y));
+}
+
+static void expect_at(const lab_ctx *c, double x, double y, double *want, double *tol)
+{
+    expect_job(c->heavy, c->degree, x, y, want, tol);
 }
 
 static int call(lab_ctx *c, int stage, void *fn, cudaStream_t s)
@@ -800,6 +902,330 @@ static int check(lab_ctx *c, int stage, int variant, int full, check_outcome *ou
     return -1;
 }
 
+/* ---- The host witness (witness side: its own process, no CUDA, no lab_ctx) ----
+ *
+ * Every call of a stage gets, in its kind's buffers of the arena, a random
+ * one of the two input sets, x and y loaded whole, out poisoned; then, once
+ * the window's clock has started, PATCHES elements of x and of y moved by
+ * 0.75 at positions drawn from the system's random numbers (which the
+ * test's process never sees): work done before the window (by a kernel or
+ * a host function left running) has the patched elements wrong. After the
+ * call, at once: the patched elements and 4096 drawn then (work that goes on
+ * after the call has returned has some of them wrong); then the last element
+ * of every chunk (the last to land), every output for the poison, NaN or
+ * infinity, x and y against what was loaded, and the values: every one of
+ * SAXPY, and of the heavy job every chunk's first and last 64, each within
+ * the bound of the correctness test. The patches are then undone. */
+static struct {
+    int stage, size, heavy, degree, chunks;
+    size_t n, per;
+    const host_data *h;
+    host_data own;
+    int v[KINDS];              /* the input set each kind's buffers hold */
+    patch_set px[KINDS], py[KINDS];
+} wit;
+
+static int wit_start(int stage, int size, uint64_t seed, long param, char *why, size_t n)
+{
+    int heavy = streams_stages[stage].extra->heavy;
+    /* The degrees setup chooses: multiples of 64 from 64, or the largest. */
+    int ok = heavy ? param == STREAMS_MAX_DEGREE || (param >= 64 && param < STREAMS_MAX_DEGREE &&
+                                                     param % 64 == 0)
+                   : param == 1;
+    if (!ok) {
+        snprintf(why, n, "the test's setup gave the heavy job a degree of %ld, which the "
+                         "grader's setup does not choose",
+                 param);
+        return -1;
+    }
+    if (c_heavy[0] == 0.0f)
+        make_coefficients();
+    wit.stage = stage;
+    wit.size = size;
+    wit.heavy = heavy;
+    wit.degree = (int)param;
+    wit.chunks = sizes_chunks[size];
+    wit.n = sizes_n[size];
+    wit.per = (wit.n + wit.chunks - 1) / wit.chunks;
+    wit.h = &cache[size];
+    if (!wit.h->made || wit.h->seed != seed) { /* made in this process, as the child does */
+        if (host_data_make(&wit.own, size, seed) != 0) {
+            snprintf(why, n, "no host memory for the inputs (3 x %zu MiB)",
+                     wit.n * sizeof(float) >> 20);
+            return -2;
+        }
+        wit.h = &wit.own;
+    }
+    return 0;
+}
+
+static void wit_load(void *arena, int role, uint64_t seed)
+{
+    int k = streams_stages[role].extra->kind;
+    size_t bytes = wit.n * sizeof(float);
+    rng r;
+    rng_seed(&r, seed);
+    int v = (int)rng_below(&r, 2);
+    par_memcpy(arena_buf(arena, wit.stage, wit.size, k, 0), wit.h->x[v], bytes);
+    par_memcpy(arena_buf(arena, wit.stage, wit.size, k, 1), wit.h->y, bytes);
+    par_memset(arena_buf(arena, wit.stage, wit.size, k, 2), 0xff, bytes);
+    wit.v[k] = v;
+    patch_clear(&wit.px[k]);
+    patch_clear(&wit.py[k]);
+}
+
+/* Inside the window: PATCHES elements of x and of y moved, at positions no
+ * process but the witness knows until then. */
+static void wit_patch(void *arena, int role, uint64_t seed)
+{
+    int k = streams_stages[role].extra->kind;
+    float *x = arena_buf(arena, wit.stage, wit.size, k, 0);
+    float *y = arena_buf(arena, wit.stage, wit.size, k, 1);
+    rng r;
+    rng_seed(&r, seed);
+    pick(&wit.px[k], wit.h->x[wit.v[k]], wit.n, &r);
+    pick(&wit.py[k], wit.h->y, wit.n, &r);
+    for (int j = 0; j < wit.px[k].n; j++)
+        memcpy(&x[wit.px[k].idx[j]], &wit.px[k].val[j], 4);
+    for (int j = 0; j < wit.py[k].n; j++)
+        memcpy(&y[wit.py[k].idx[j]], &wit.py[k].val[j], 4);
+}
+
+/* The poison, NaN or infinity in out, on all cores: the first, and counts. */
+typedef struct unwritten_job {
+    const uint32_t *got;
+    size_t first, unwritten, nans;
+} unwritten_job;
+
+static int unwritten_slice(void *ctx, size_t begin, size_t end)
+{
+    unwritten_job *j = ctx;
+    size_t un = 0, nan = 0, first = SIZE_MAX;
+    for (size_t i = begin; i < end; i++) {
+        uint32_t b = j->got[i];
+        if (b == 0xffffffffu)
+            un++;
+        else if ((b & 0x7f800000u) == 0x7f800000u) /* NaN or infinite */
+            nan++;
+        else
+            continue;
+        if (first == SIZE_MAX)
+            first = i;
+    }
+    if (un || nan) {
+        __atomic_add_fetch(&j->unwritten, un, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&j->nans, nan, __ATOMIC_RELAXED);
+        size_t seen = __atomic_load_n(&j->first, __ATOMIC_RELAXED);
+        while (first < seen && !__atomic_compare_exchange_n(&j->first, &seen, first, 0,
+                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
+    return 0;
+}
+
+/* Every SAXPY output against the loaded inputs, on all cores (a patched
+ * element is judged again on its patched inputs afterwards). */
+typedef struct saxpy_job {
+    const float *got, *x, *y;
+    const patch_set *px, *py;
+    size_t first, wrong;
+} saxpy_job;
+
+static int saxpy_slice(void *ctx, size_t begin, size_t end)
+{
+    saxpy_job *j = ctx;
+    size_t wrong = 0, first = SIZE_MAX;
+    for (size_t i = begin; i < end; i++) {
+        double e, tol;
+        expect_job(0, 1, j->x[i], j->y[i], &e, &tol);
+        if (fabs(j->got[i] - e) <= tol || patch_find(j->px, i) >= 0 || patch_find(j->py, i) >= 0)
+            continue;
+        if (!wrong++)
+            first = i;
+    }
+    if (wrong) {
+        __atomic_add_fetch(&j->wrong, wrong, __ATOMIC_RELAXED);
+        size_t seen = __atomic_load_n(&j->first, __ATOMIC_RELAXED);
+        while (first < seen && !__atomic_compare_exchange_n(&j->first, &seen, first, 0,
+                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
+    return 0;
+}
+
+/* Whether out[i] is right for the loaded inputs with the patches; the
+ * expected value in *want. */
+static int wit_right_at(const float *got, const float *ox, const float *oy, const patch_set *px,
+                        const patch_set *py, size_t i, double *want)
+{
+    uint32_t wx = patch_word(px, (const uint32_t *)ox, i), wy = patch_word(py, (const uint32_t *)oy, i);
+    float fx, fy;
+    memcpy(&fx, &wx, 4);
+    memcpy(&fy, &wy, 4);
+    double tol;
+    expect_job(wit.heavy, wit.degree, fx, fy, want, &tol);
+    return fabs(got[i] - *want) <= tol;
+}
+
+static long long wit_check(void *arena, int role, uint64_t seed, check_outcome *out)
+{
+    int k = streams_stages[role].extra->kind;
+    float *x = arena_buf(arena, wit.stage, wit.size, k, 0);
+    float *y = arena_buf(arena, wit.stage, wit.size, k, 1);
+    const float *got = arena_buf(arena, wit.stage, wit.size, k, 2);
+    const float *ox = wit.h->x[wit.v[k]], *oy = wit.h->y;
+    const patch_set *px = &wit.px[k], *py = &wit.py[k];
+    const patch_set *ps[2] = {px, py};
+    size_t n = wit.n, per = wit.per, bad = n;
+    long long result = -1;
+    double want = 0;
+    /* Right away, before any long scan: the patched elements and 4096 drawn
+     * now. Work still going on after the call has returned (a thread of the
+     * library's) has some of them unwritten or wrong here, whatever it
+     * finishes later. */
+    size_t early = 0, early_at = n;
+    rng r;
+    rng_seed(&r, seed);
+    for (int m = 0; m < 2; m++)
+        for (int j = 0; j < ps[m]->n; j++) {
+            size_t i = ps[m]->idx[j];
+            double e;
+            if (!wit_right_at(got, ox, oy, px, py, i, &e) && (!early++ || i < early_at))
+                early_at = i, want = e;
+        }
+    size_t drawn[4096];
+    for (int d = 0; d < 4096; d++) {
+        size_t i = drawn[d] = (size_t)rng_below(&r, n);
+        double e;
+        if (!wit_right_at(got, ox, oy, px, py, i, &e) && (!early++ || i < early_at))
+            early_at = i, want = e;
+    }
+    float early_got = early ? got[early_at] : 0;
+    /* The last element of every chunk, the last to land. */
+    for (size_t end = per;; end += per) {
+        size_t i = (end < n ? end : n) - 1;
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        if (bits == 0xffffffffu) {
+            out->v = V_NOT_WRITTEN;
+            snprintf(out->msg, sizeof out->msg,
+                     "out[%zu], the last element of chunk %zu of %d, still held the grader's NaN "
+                     "when run had returned: run returned before out was complete.",
+                     i, i / per, wit.chunks);
+            result = (long long)i;
+            goto undo;
+        }
+        if (end >= n)
+            break;
+    }
+    unwritten_job u = {(const uint32_t *)got, SIZE_MAX, 0, 0};
+    par_for(n, (size_t)1 << 18, unwritten_slice, &u);
+    if (u.unwritten || u.nans) {
+        out->v = u.unwritten ? V_NOT_WRITTEN : V_NAN;
+        snprintf(out->msg, sizeof out->msg,
+                 "%zu of %zu outputs were %s, the first out[%zu] (in chunk %zu of %d).",
+                 u.unwritten + u.nans, n, u.unwritten ? "never written" : "NaN or infinite",
+                 u.first, u.first / per, wit.chunks);
+        result = (long long)u.first;
+        goto undo;
+    }
+    result = inputs_as_loaded(x, y, ox, oy, n, px, py,
+                              " (as the grader's timing witness loaded it)", out);
+    if (result >= 0)
+        goto undo;
+    size_t wrong = 0;
+    if (!wit.heavy) {
+        saxpy_job j = {got, ox, oy, px, py, SIZE_MAX, 0};
+        par_for(n, (size_t)1 << 18, saxpy_slice, &j);
+        wrong = j.wrong;
+        bad = j.first;
+        if (wrong)
+            wit_right_at(got, ox, oy, px, py, bad, &want);
+    } else { /* every chunk's first and last 64, and the 4096 drawn above again when
+              * some were wrong then */
+        for (int d = 0; d < 4096 && early; d++) {
+            size_t i = drawn[d];
+            double e;
+            if (!wit_right_at(got, ox, oy, px, py, i, &e) && (!wrong++ || i < bad))
+                bad = i, want = e;
+        }
+        for (size_t start = 0; start < n; start += per) {
+            size_t len = n - start < per ? n - start : per;
+            for (size_t d = 0; d < len && d < 128; d++) {
+                size_t i = len <= 128 || d < 64 ? start + d : start + len - 128 + d;
+                double e;
+                if (!wit_right_at(got, ox, oy, px, py, i, &e) && (!wrong++ || i < bad))
+                    bad = i, want = e;
+            }
+        }
+    }
+    for (int m = 0; m < 2; m++) /* the patched elements, on the patched inputs */
+        for (int j = 0; j < ps[m]->n; j++) {
+            size_t i = ps[m]->idx[j];
+            double e;
+            if (!wit_right_at(got, ox, oy, px, py, i, &e) && (!wrong++ || i < bad))
+                bad = i, want = e;
+        }
+    if (wrong) {
+        out->v = V_WRONG;
+        snprintf(out->msg, sizeof out->msg,
+                 "%zu %soutputs were wrong; the first, out[%zu] = %.7g, should be %.7g (chunk %zu "
+                 "of %d, %zu from its start)%s.",
+                 wrong, wit.heavy ? "checked " : "", bad, got[bad], want, bad / per, wit.chunks,
+                 bad % per, patch_find(px, bad) >= 0 || patch_find(py, bad) >= 0
+                                 ? ", an element whose input the witness had just changed"
+                                 : "");
+        result = (long long)bad;
+    } else if (early) {
+        out->v = V_WRONG;
+        snprintf(out->msg, sizeof out->msg,
+                 "out[%zu] was %.7g when run had returned, and became right (%.7g) only later: "
+                 "work on out went on after run returned. run must return once out is complete "
+                 "(wait for every stream and every thread you started).",
+                 early_at, early_got, want);
+        result = (long long)early_at;
+    }
+undo: /* the inputs as loaded, for the child's own calls */
+    for (int j = 0; j < px->n; j++)
+        x[px->idx[j]] = ox[px->idx[j]];
+    for (int j = 0; j < py->n; j++)
+        y[py->idx[j]] = oy[py->idx[j]];
+    return result;
+}
+
+static long wit_param(lab_ctx *c)
+{
+    return c->degree;
+}
+
+/* Zero-copy stages get mapped memory: from cudaHostAlloc without the
+ * witness, whose host pointer is the device's too (unified addressing); in
+ * the arena, registered, it is so only where the GPU can use the host
+ * pointers of registered memory. */
+static int wit_usable(char *why, size_t n)
+{
+    int can = 0;
+    if (cudaDeviceGetAttribute(&can, cudaDevAttrCanUseHostPointerForRegisteredMem, 0) !=
+            cudaSuccess ||
+        !can) {
+        cudaGetLastError();
+        snprintf(why, n, "this GPU cannot use the host pointers of registered memory, and lab "
+                         "5's buffers would then differ from the ones a stage gets without it");
+        return -1;
+    }
+    return 0;
+}
+
+static const lab_host_witness streams_host_witness = {
+    .arena_bytes = arena_bytes,
+    .start = wit_start,
+    .load = wit_load,
+    .patch = wit_patch,
+    .check = wit_check,
+    .param = wit_param,
+    .usable = wit_usable,
+};
+
 const lab_spec lab_streams = {
     .number = 5,
     .name = "streams",
@@ -831,4 +1257,5 @@ const lab_spec lab_streams = {
     .call_ceiling = call_ceiling,
     .check = check,
     .teardown = teardown,
+    .host_witness = &streams_host_witness,
 };

@@ -292,6 +292,40 @@ START_TEST(a_witness_that_cannot_start_costs_nothing)
 }
 END_TEST
 
+/* Lab 5's host witness times every call of a speed test and checks its
+ * output: the report shows each test's calls, and the witness's findings
+ * (stage 3's kept outputs) are in it. Without the witness, the forged
+ * record of LAB5_CHEATS's stage 5 stands: it is the witness that catches
+ * it (instructors.md). Where the stages could not take the witness's
+ * memory as they take their own, it stays out. */
+START_TEST(lab5_host_witness_times_and_checks)
+{
+    SKIP_UNLESS_READY();
+    int rc = grade_with(root_small, "lab5", "cheats", "--timings", NULL, NULL, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("stage 1: hand-off ");
+    HAS("stage 1 22 calls, median ");
+    HAS("stage 3 22 calls, median 19.");
+    HAS("(some wrong)");
+    HAS("stage 5 11 calls, median 80.");
+    setenv("CUDA_LABS_WITNESS", "0", 1);
+    rc = small_grade("lab5", "cheats");
+    unsetenv("CUDA_LABS_WITNESS");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(!strstr(out, "stage 5 (heavy kernel over streams), speed"), "%s", out);
+    HAS("Score: 70/80");
+    /* A GPU whose registered memory's host pointers are not its own: lab 5 is
+     * timed without the witness, to the same marks, and the report says why. */
+    setenv("FAKEGPU_NO_HOST_POINTERS", "1", 1);
+    rc = small_grade("lab5", "good");
+    unsetenv("FAKEGPU_NO_HOST_POINTERS");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("timed without the grader's timing witness (this GPU cannot use the host pointers of "
+        "registered memory");
+    HAS("Score: 80/80");
+}
+END_TEST
+
 /* Lab 2 stage 1 is measured against one block, which runs on one SM: on a
  * GPU with fewer SMs it needs less (0.07x per SM), on too few its speed is
  * not graded and its points are not counted; a config's threshold holds on
@@ -460,6 +494,15 @@ static const speed_case speed_cases[] = {
       "grader's NaN when run returned",
       "- stage 5 (heavy kernel over streams), speed: TOO SLOW", "this stage needs 1.30x.",
       "hint: Run your stage 2 on the heavy job", "Score: 10/80"}},
+    /* Lab 5's host witness (no CUDA: it runs here too): a stage that forges
+     * its record through the grader's own write at its twelfth call is
+     * REJECTED, as its witness timed 11 of its 22 calls; a stage that hands
+     * back a kept output is WRONG RESULT (the witness found its timed
+     * outputs wrong, and the check after timing finds the kept one). */
+    {"lab5", "cheats", 1,
+     {"- stage 5 (heavy kernel over streams), speed: REJECTED",
+      "only 11 of the stage's 22 timed calls went through the grader's timing witness",
+      "- stage 3 (zero-copy (mapped memory)), speed: WRONG RESULT", "Score: 60/80"}},
     /* Lab 6: stage 4, timed at a size of its own against a ceiling of its
      * own alone, passes by 12% of that ceiling. */
     {"lab6", "good", 0,
@@ -720,6 +763,7 @@ Suite *make_fakegpu_suite(void)
     tcase_add_test(tc, a_stage_timed_at_its_own_size);
     tcase_add_test(tc, a_threshold_that_follows_the_sm_count);
     tcase_add_test(tc, a_witness_that_cannot_start_costs_nothing);
+    tcase_add_test(tc, lab5_host_witness_times_and_checks);
     tcase_add_test(tc, given_stages_from_the_course_copy);
     tcase_add_test(tc, children_cannot_change_the_course_files);
     tcase_add_test(tc, a_hostile_library_reaches_nothing_around_it);

@@ -176,6 +176,15 @@ START_TEST(refuses_back_doors)
         ck_assert_msg(policy_check_function(lab5_ok[i], 0, policy_host_stage_rules, why,
                                             sizeof why) == 0,
                       "%s refused in lab 5: %s", lab5_ok[i], why);
+    /* But not the host buffers the grader owns (shared with its witness). */
+    static const char *const lab5_refused[] = {"cudaHostRegister", "cudaHostUnregister",
+                                               "cudaHostAlloc", "cudaMallocHost"};
+    for (size_t i = 0; i < sizeof lab5_refused / sizeof lab5_refused[0]; i++) {
+        ck_assert_msg(policy_check_function(lab5_refused[i], 0, policy_host_stage_rules, why,
+                                            sizeof why) == 1,
+                      "%s accepted in lab 5", lab5_refused[i]);
+        ck_assert_ptr_nonnull(strstr(why, "the grader gives x, y and out"));
+    }
     /* A definition of CUB's is refused by name; a function named cube is not. */
     ck_assert_int_eq(policy_check_function(borrowed_names[0].mangled, 1, NULL, why, sizeof why), 1);
     ck_assert_ptr_nonnull(strstr(why, "cub::detail::reduce::DeviceReduceKernel, from CUB"));

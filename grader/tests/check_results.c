@@ -9,6 +9,7 @@
 
 #include "../ceiling.h"
 #include "../decide.h"
+#include "../labs/lab_util.h"
 #include "../results.h"
 #include "../runner.h"
 #include "tests.h"
@@ -258,6 +259,11 @@ START_TEST(setup_faults_settled)
     ck_assert_int_eq(host->fault, FAULT_GRADER);
     ck_assert_str_eq(host->msg, "out of host memory for timing");
     ck_assert(runner_memory_fault(oom->msg) && !runner_memory_fault(early->msg));
+    /* Lab 5's host buffers, pinned or shared with the witness: the machine's. */
+    ck_assert(runner_memory_fault("the grader could not pin its 128.0 MiB pinned buffers, shared "
+                                  "with its timing witness (cudaHostRegister: invalid argument); "
+                                  "grade with CUDA_LABS_WITNESS=0 on this machine."
+                                  LAB_NOT_YOURS));
 }
 END_TEST
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../decide.h"
 #include "../witness.h"
 #include "tests.h"
 
@@ -138,6 +139,32 @@ START_TEST(the_verdict_is_decided_again)
     w = witness_of(1.0, 1.1, 0.9);
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_SLOW);
     ck_assert_ptr_nonnull(strstr(msg, "1.10x over stage 1"));
+    /* A record moved to the edge of the slack, each time in the stage's
+     * favour (the stage 7% faster, its base 8% slower): 1.33x on its own
+     * numbers, but the witness's calls give 1.15x of the 1.2x needed. */
+    r = rec_of(0.93, 1.24, 0.9);
+    w = witness_of(1.0, 1.15, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_SLOW);
+    ck_assert_ptr_nonnull(strstr(msg, "by the times of the grader's timing witness (1.0000 ms"));
+    ck_assert_ptr_nonnull(strstr(msg, "1.15x over stage 1"));
+    /* The same record is a PASS where the witness saw that speedup. */
+    w = witness_of(0.95, 1.22, 0.9);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
+    /* Lab 5's host witness: its window holds the waking of both processes
+     * as well, so a record faster than it is no contradiction; the verdict
+     * is the window's. A record slower than it still is. */
+    lab_spec host = spec;
+    host.host_timed = 1;
+    r = rec_of(24.1, 33.0, 14.0);
+    w = witness_of(30.6, 35.0, 20.0); /* 1.14x by the windows */
+    ck_assert_int_eq(witness_judge(&host, 2, &r, &w, msg, sizeof msg), V_SLOW);
+    ck_assert_ptr_nonnull(strstr(msg, "by the times of the grader's timing witness (30.6000 ms"));
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    w = witness_of(24.5, 36.0, 15.0); /* 1.47x by the windows */
+    ck_assert_int_eq(witness_judge(&host, 2, &r, &w, msg, sizeof msg), V_PASS);
+    r = rec_of(30.0, 33.0, 14.0);
+    ck_assert_int_eq(witness_judge(&host, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "says the stage took 30.0000 ms"));
     /* Faster than the ceiling by more than noise: IMPOSSIBLE. */
     r = rec_of(0.5, 1.6, 0.9);
     w = witness_of(0.5, 1.6, 0.9);
@@ -179,6 +206,15 @@ START_TEST(calls_around_the_witness_are_rejected)
     test_record padded = rec_of(1.0, witness_median(&w, 1) - 0.2885, 0.9);
     ck_assert_int_eq(witness_judge(&spec, 2, &padded, &w, msg, sizeof msg), V_REJECTED);
     ck_assert_ptr_nonnull(strstr(msg, "timed 52 calls of stage 1, and the test makes 22"));
+    /* Calls of a stage the test does not call, even as many as it makes:
+     * stage 2's test calls stage 2, its base 1 and the ceiling. */
+    w = witness_of(1.0, 1.6, 0.9);
+    saw(&w, 3, 0.1, 22);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "timed 22 calls of stage 3, which this test does not call"));
+    w = witness_of(1.0, 1.6, 0.9);
+    saw(&w, 0, 0.1, 22);
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
     /* Of the ceiling, one more is enough. */
     w = witness_of(1.0, 1.6, 0.9);
     saw(&w, WITNESS_CEILING, 0.9, 1);
@@ -226,6 +262,16 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
     w.audited = 1;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
     ck_assert_ptr_nonnull(strstr(msg, "3 of the stage's 23 calls in this test"));
+    /* Outputs never written, or NaN, in the stage's own call: those verdicts. */
+    w.wrong_role = 2;
+    w.wrong_v = V_NOT_WRITTEN;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_NOT_WRITTEN);
+    w.wrong_v = V_NAN;
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_NAN);
+    w.wrong_role = WITNESS_CEILING; /* a finding of another call's: WRONG RESULT */
+    ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_WRONG);
+    w.wrong_role = 0;
+    w.wrong_v = 0;
     w.wrong[2] = 0;
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_PASS);
     w.audited = 0;
@@ -263,6 +309,50 @@ START_TEST(wrong_outputs_and_a_broken_exchange)
     snprintf(w.why, sizeof w.why, "a message the grader does not send (7)");
     ck_assert_int_eq(witness_judge(&spec, 2, &r, &w, msg, sizeof msg), V_REJECTED);
     ck_assert_ptr_nonnull(strstr(msg, "a message the grader does not send (7)"));
+}
+END_TEST
+
+/* Lab 5 (a host witness): a record faster than the witness's windows is no
+ * contradiction, so a pass keeps the witness's times. A base slowed only in
+ * this test (1.6 ms against 1.0 in its own), under a forged record that
+ * gives its own-test time, is then caught by the drift check. */
+START_TEST(host_pass_keeps_the_witness_times)
+{
+    static lab_results res;
+    memset(&res, 0, sizeof res);
+    lab_spec host = spec;
+    host.host_timed = 1;
+    res.t[1][TEST_PERF] = rec_of(1.0, 0, 0.9); /* stage 1's own test, not witnessed */
+    res.t[1][TEST_PERF].base = -1;
+    res.t[1][TEST_PERF].speedup = 0;
+    res.t[2][TEST_PERF] = rec_of(0.7, 1.0, 0.9);   /* forged: 1.43x */
+    res.witness[2] = witness_of(1.0, 1.6, 0.9); /* seen: its base slowed to 1.6 ms */
+    char why[200];
+    ck_assert_int_eq(witness_settle(&host, &res, why, sizeof why), 0);
+    test_record *r = &res.t[2][TEST_PERF];
+    ck_assert_int_eq(r->v, V_PASS);
+    ck_assert_double_eq_tol(r->median_ms, 1.0, 1e-3);
+    ck_assert_double_eq_tol(r->base_ms, 1.6, 1e-3);
+    ck_assert_double_eq_tol(r->speedup, 1.6, 1e-3);
+    ck_assert_double_eq_tol(r->throughput, 1000.0, 1.0); /* a gigabyte in 1.0 ms */
+    ck_assert_int_eq(decide_base_drift(&host, &res), 1);
+    ck_assert_int_eq(r->v, V_SLOW);
+    ck_assert_ptr_nonnull(strstr(r->msg, "took 1.6 ms here but 1 ms in its own test"));
+    /* The speedup is the median of each repetition's ratio, not the ratio of
+     * the medians: half the repetitions 1.0 ms against 3.0 (3x), half 2.0
+     * against 2.0 (1x): 2.0x, where the medians (1.5 and 2.5 ms) give 1.67x. */
+    witness_record w = witness_of(1.5, 2.5, 0.9);
+    for (int i = 2; i < 22; i++) {
+        w.ms[2][i] = (float)((i % 2 ? 2.0 : 1.0) + 0.2885);
+        w.ms[1][i] = (float)((i % 2 ? 2.0 : 3.0) + 0.2885);
+    }
+    memset(&res, 0, sizeof res);
+    res.t[2][TEST_PERF] = rec_of(1.5, 2.5, 0.9);
+    res.witness[2] = w;
+    ck_assert_int_eq(witness_settle(&host, &res, why, sizeof why), 0);
+    ck_assert_int_eq(res.t[2][TEST_PERF].v, V_PASS);
+    ck_assert_double_eq_tol(res.t[2][TEST_PERF].median_ms, 1.5, 1e-3);
+    ck_assert_double_eq_tol(res.t[2][TEST_PERF].speedup, 2.0, 1e-3);
 }
 END_TEST
 
@@ -333,6 +423,7 @@ Suite *make_witness_suite(void)
     tcase_add_test(tc, the_verdict_is_decided_again);
     tcase_add_test(tc, calls_around_the_witness_are_rejected);
     tcase_add_test(tc, wrong_outputs_and_a_broken_exchange);
+    tcase_add_test(tc, host_pass_keeps_the_witness_times);
     tcase_add_test(tc, only_a_witnessed_pass_is_judged);
     tcase_add_test(tc, settle_demotes_and_reports);
     tcase_add_test(tc, median_of_the_windows);

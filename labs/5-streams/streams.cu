@@ -182,9 +182,10 @@ extern "C" void overlap_teardown(void *state)
 
 /* ------------------------------------------------------------------------ */
 /* Stage 3: zero-copy. The grader gives pinned memory mapped into the GPU's */
-/* address space (cudaHostAllocMapped). In setup get the device's view of   */
-/* x, y and out with cudaHostGetDevicePointer (no device buffers needed); in */
-/* run launch the kernel on those pointers and wait for it. Every access    */
+/* address space (cudaHostAllocMapped, or cudaHostRegisterMapped in a speed */
+/* test: the same to your code). In setup get the device's view of x, y and */
+/* out with cudaHostGetDevicePointer (no device buffers needed); in run     */
+/* launch the kernel on those pointers and wait for it. Every access        */
 /* crosses PCIe, so it must be coalesced.                                   */
 /* Expect: at least 0.85x stage 2.                                          */
 /* ------------------------------------------------------------------------ */

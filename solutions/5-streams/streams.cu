@@ -216,11 +216,12 @@ extern "C" lab_status overlap_run(const streams_job *job, void *state)
 
 /* ------------------------------------------------------------------------ */
 /* Stage 3: zero-copy. The grader gives pinned memory mapped into the GPU's */
-/* address space (cudaHostAllocMapped); the kernel reads x and y and writes */
-/* out across PCIe itself, with no device buffers and no copies. Every warp */
-/* access becomes PCIe traffic, so the accesses must be coalesced; the GPU  */
-/* keeps many in flight, which hides the long latency. Reads and writes go  */
-/* in opposite directions and overlap by themselves.                        */
+/* address space (cudaHostAllocMapped, or cudaHostRegisterMapped in a speed */
+/* test); the kernel reads x and y and writes out across PCIe itself, with  */
+/* no device buffers and no copies. Every warp access becomes PCIe traffic, */
+/* so the accesses must be coalesced; the GPU keeps many in flight, which   */
+/* hides the long latency. Reads and writes go in opposite directions and   */
+/* overlap by themselves.                                                   */
 /* ------------------------------------------------------------------------ */
 
 extern "C" lab_status zero_copy_setup(const streams_job *job, void **state)

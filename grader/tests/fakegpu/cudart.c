@@ -162,6 +162,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrWarpSize:
         *value = 32;
         break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: /* host memory is this GPU's */
+        *value = !getenv("FAKEGPU_NO_HOST_POINTERS");
+        break;
     default:
         *value = 0;
     }
@@ -309,6 +312,12 @@ cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags)
 {
     (void)p, (void)bytes, (void)flags;
     return cudaSuccess; /* host memory is the fake GPU's memory */
+}
+
+cudaError_t cudaHostUnregister(void *p)
+{
+    (void)p;
+    return cudaSuccess;
 }
 
 cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags)

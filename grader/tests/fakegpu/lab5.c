@@ -6,8 +6,19 @@
  *   LAB5_GOOD   every stage correct and fast enough;
  *   LAB5_FAULTS stage 1 uses its own a, stage 2 is not written (LAB_TODO
  *               from setup), stage 3 leaves its last chunk out, stage 5 is
- *               barely faster than its base. */
+ *               barely faster than its base;
+ *   LAB5_CHEATS every stage correct, but stage 5 is as slow as stage 4 and,
+ *               at its twelfth call at the timed size (n = 1000), writes a
+ *               PASS with LAB5_GOOD's time into its speed test's record
+ *               through the grader's own write and leaves with the pass code
+ *               (issue 20, class 2); stage 3, from its fifth call at that
+ *               size, hands back the output of its fourth (a replay). */
 #include <stddef.h>
+#include <string.h>
+
+#if defined(LAB5_CHEATS)
+#include "../adversarial/results_fd.h"
+#endif
 
 #include "../../../labs/5-streams/streams.h"
 #include "fakegpu.h"
@@ -15,6 +26,8 @@
 
 #if defined(LAB5_FAULTS)
 static const double ms[] = {96, 24, 17.6, 19.2, 80, 72};
+#elif defined(LAB5_CHEATS)
+static const double ms[] = {96, 24, 17.6, 19.2, 80, 80};
 #else
 static const double ms[] = {96, 24, 17.6, 19.2, 80, 40};
 #endif
@@ -41,8 +54,23 @@ static lab_status run(int stage, const streams_job *job)
     if (stage == 3 && job->chunks > 1)
         n -= n / (size_t)job->chunks;
 #endif
+#if defined(LAB5_CHEATS)
+    static int calls[6];
+    static float kept[1000];
+    if (n == 1000 && ++calls[stage] == 12 && stage == 5) /* 40 ms, as LAB5_GOOD's */
+        forge_speed_pass(5, 40, 12.0 * 1000 / 1e9, 4, 80, 14.1);
+    if (n == 1000 && stage == 3 && calls[3] > 4) {
+        memcpy(job->out, kept, sizeof kept);
+        sleep_ms(ms[stage]);
+        return LAB_OK;
+    }
+#endif
     for (size_t i = 0; i < n; i++)
         job->out[i] = a * streams_poly(job->c, job->degree, job->x[i]) + job->y[i];
+#if defined(LAB5_CHEATS)
+    if (n == 1000 && stage == 3)
+        memcpy(kept, job->out, sizeof kept);
+#endif
     sleep_ms(ms[stage]);
     return LAB_OK;
 }
