@@ -154,7 +154,8 @@ typedef struct lab_witness {
  * test's host buffers are carved from one shared mapping (the arena), made
  * before the witness is forked and before CUDA: the witness, which never
  * loads the library and needs no CUDA, loads each call's input there, times
- * the call from its go to the child's word that the call has returned, and
+ * the call from its go to the child's word that the call has returned (and
+ * the GPU finished the child's work), and
  * checks the output there. */
 typedef struct lab_host_witness {
     /* Both sides: the bytes of arena the speed test of `stage` at size needs. */

@@ -51,7 +51,8 @@
  * Before each call of a stage the witness loads a fresh input there (an
  * input set and patches at positions drawn from the system's random
  * numbers) and poisons the output; its go is a message, sent after that,
- * and the child sends one back as soon as the call has returned; the window
+ * and the child sends one back once the call has returned and the GPU has
+ * finished the child's work (cudaDeviceSynchronize); the window
  * between them, on the witness's clock, less the hand-off (two messages,
  * measured before the library is loaded), is the call's time. Then it
  * checks the output and the inputs there. The ceiling's calls are timed
