@@ -98,6 +98,10 @@ typedef struct witness_record {
     int wrong_role;                           /* whose it is */
     int wrong_v;                              /* its verdict (enum verdict) */
     char modified_msg[VERDICT_MSG];           /* the first changed input's */
+    /* A correctness test's witness (witness_fork_check): the sizes it must
+     * check, one call each (bit s: size s), set before the library is
+     * loaded, and those it checked. 0 in a speed test's. */
+    uint32_t sizes_expected, sizes_checked;
 } witness_record;
 
 typedef struct lab_results {
@@ -105,6 +109,7 @@ typedef struct lab_results {
     int lab;
     test_record t[LAB_MAX_STAGES][TEST_KINDS];
     witness_record witness[LAB_MAX_STAGES]; /* each stage's speed test */
+    witness_record check_witness[LAB_MAX_STAGES]; /* each stage's correctness test */
     /* Written by the parent: seconds it spent making this lab's inputs (and
      * the references it makes with them), by phase; each stage's wall time
      * from the end of the stage before to the end of its last test (fork,

@@ -382,8 +382,18 @@ int runner_witnessed(const grade_run *run, int stage, int kind)
 {
     const lab_spec *spec = run->spec;
     const int has = spec->host_timed ? spec->host_witness != NULL : spec->witness != NULL;
-    return run->witness && kind == TEST_PERF && has && run->sandbox &&
-           !run->plain_buffers && run->sms == 0 && stage >= 0 && stage < spec->n_stages;
+    /* Correctness tests: the GPU witness alone (a host lab's arena is its
+     * speed test's). */
+    const int test = kind == TEST_PERF || (kind == TEST_CORRECT && !spec->host_timed);
+    return run->witness && test && has && run->sandbox && !run->plain_buffers && run->sms == 0 &&
+           stage >= 0 && stage < spec->n_stages;
+}
+
+/* Whether the correctness test of stage grades size: every size, but with
+ * --quick only the small ones. */
+static int graded_size(const grade_run *run, int stage, int size)
+{
+    return !run->quick || run->spec->work(stage, size) <= RUNNER_QUICK_WORK;
 }
 
 static test_record *child_start(grade_run *run, test_record *shared, child_env *env, int stage,
@@ -405,8 +415,16 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
         if (!run->spec->host_timed)
             setenv("CUDA_MODULE_LOADING", "EAGER", 1);
         int size = lab_timed_size(run->spec, stage);
-        wit = witness_fork(run->spec, stage, size, runner_size_seed(run->seed, stage, size),
-                           WARMUP_CALLS + run->reps, WARMUP_CALLS, &run->res->witness[stage]);
+        if (kind == TEST_CORRECT) { /* one checked call at each size the test grades */
+            uint32_t sizes = 0;
+            for (int z = 0; z < run->spec->n_sizes && z < 32; z++)
+                if (graded_size(run, stage, z))
+                    sizes |= 1u << z;
+            wit = witness_fork_check(run->spec, stage, sizes, &run->res->check_witness[stage]);
+        } else {
+            wit = witness_fork(run->spec, stage, size, runner_size_seed(run->seed, stage, size),
+                               WARMUP_CALLS + run->reps, WARMUP_CALLS, &run->res->witness[stage]);
+        }
     }
     results_enter_child(); /* read-only for good; the grader writes through results_close */
     test_record *rec = results_own(shared);
@@ -455,7 +473,8 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
     /* The speed test's witness meets this child and measures the hand-off;
      * where it cannot, the test is timed as before and the witness's record
      * says why (the lab's report repeats it). */
-    if (env->witness && witness_connect(env->witness, env->stream, why, sizeof why) != 0)
+    if (env->witness && witness_connect(env->witness, env->stream, why, sizeof why) != 0 &&
+        kind == TEST_PERF) /* a correctness test's witness is reported with the speed tests' */
         fprintf(stderr, "grade: this test is timed without its witness: %s\n", why);
     size_t arena_bytes = 0;
     void *arena = witness_arena(env->witness, &arena_bytes);
@@ -1117,7 +1136,7 @@ static int measure(grade_run *run, child_env *env, test_record *rec, lab_ctx *ct
             bases[b - 1] = f[b].ms;
         /* A witnessed test makes every call: the witness then knows how many
          * of each there are (witness_judge), and none can be added. */
-        if (round + 1 < *reps && !witness_active(env->witness) &&
+        if (round + 1 < *reps && !witness_checks(env) &&
             runner_settled(round + 1, f[0].ms, f[0].wall, bases, nf - 2, f[nf - 1].ms,
                            st ? st->min_speedup : 0, st ? st->min_ceiling : 0,
                            decide_impossible_over(spec, run->sms > 0))) {
@@ -1212,6 +1231,44 @@ static int timing_sane(grade_run *run, int rec_stage, const test_record *rec, ch
 
 /* ---- the tests ---- */
 
+/* A correctness test's checking witness (witness.h): once the test's own
+ * checks at size have passed, the buffers go to the witness and the stage is
+ * called once more, audited as the test's calls are; the witness loads a
+ * fresh input inside the call's window and checks the output, and the guard
+ * zones are checked here. Nothing without a witness. */
+static void witness_call(grade_run *run, child_env *env, test_record *rec, lab_ctx *ctx,
+                         int stage, void *fn, int size, const char *sz)
+{
+    const lab_spec *spec = run->spec;
+    if (!witness_active(env->witness))
+        return;
+    char why[200];
+    check_outcome out = {V_NOT_RUN, ""};
+    if (witness_attach(env->witness, spec, ctx, size, why, sizeof why) != 0)
+        finish(rec, V_SETUP_ERROR, "%s", why);
+    call_result cr;
+    cr.audit_tries = 0;
+    env->unwitnessed = 0;
+    do {
+        tm_enter(TM_UPLOAD);
+        /* Input set 0, whose parameters the witness's check assumes; the
+         * inputs themselves are the witness's. */
+        if (spec->prepare(ctx, 0, env->stream, &out) != 0)
+            finish_outcome(rec, &out);
+        rec_progress(rec, size, PHASE_RUN);
+        tm_enter(TM_CALLS);
+        timed_call(run, env, ctx, stage, stage, fn, audit_wanted(run, stage), cr.audit_tries > 0,
+                   &cr);
+    } while (audit_again(&cr));
+    env->unwitnessed = 1;
+    if (call_outcome(run, env, stage, stage, &cr, sz, &out) != 0)
+        finish_outcome(rec, &out);
+    note_kernels(rec);
+    tm_enter(TM_CHECKS);
+    if (witnessed_guards(spec, ctx, &out) != 0)
+        finish(rec, out.v, "at %s, in the checking witness's call: %s", sz, out.msg);
+}
+
 static void correctness_body(grade_run *run, int stage)
 {
     const lab_spec *spec = run->spec;
@@ -1225,8 +1282,10 @@ static void correctness_body(grade_run *run, int stage)
     int graded_sizes = 0;
     const int timed_size = lab_timed_size(spec, stage);
 
+    /* The checking witness's calls are its own, one a size (witness_call). */
+    env.unwitnessed = 1;
     for (int size = 0; size < spec->n_sizes; size++) {
-        if (run->quick && spec->work(stage, size) > RUNNER_QUICK_WORK)
+        if (!graded_size(run, stage, size))
             continue;
         graded_sizes++;
         char sz[128];
@@ -1276,6 +1335,9 @@ static void correctness_body(grade_run *run, int stage)
             if (timing_sane(run, stage, rec, &out) != 0)
                 finish_outcome(rec, &out);
         }
+        /* Last at each size: the witness's input stays in the buffers, and
+         * nothing after it here expects the graded one. */
+        witness_call(run, &env, rec, ctx, stage, fn, size, sz);
         tm_enter(TM_OTHER);
         spec->teardown(ctx);
     }
@@ -1334,7 +1396,7 @@ static void perf_body(grade_run *run, int stage)
     if (spec->setup(&ctx, stage, size, runner_size_seed(run->seed, stage, size), 2, &out) != 0)
         finish_outcome(rec, &out);
     char why[200];
-    if (witness_attach(env.witness, spec, ctx, why, sizeof why) != 0)
+    if (witness_attach(env.witness, spec, ctx, size, why, sizeof why) != 0)
         finish(rec, V_SETUP_ERROR, "%s", why);
 
     rec_progress(rec, size, PHASE_TIMING);
@@ -1402,7 +1464,8 @@ double runner_stage_timeout(const lab_spec *spec, int stage, int reps, int quick
         if (quick && spec->work(stage, size) > RUNNER_QUICK_WORK)
             continue;
         correct += 1.0; /* buffers and uploads */
-        work += checked * spec->work(stage, size);
+        /* each input set, and the checking witness's call (witness_call) */
+        work += (checked + 1) * spec->work(stage, size);
     }
     const double bench = spec->work(stage, lab_timed_size(spec, stage));
     const double rounds = WARMUP_CALLS + reps;

@@ -53,6 +53,7 @@ typedef struct wmsg {
                    * test's calls: checked, not timed or counted */
     uint32_t seq; /* READY: the number the child's stream waits for */
     long param;   /* BUF, host witness: the figure the child's setup chose */
+    int size;     /* BUF: the size of the buffers handed over */
     cudaIpcMemHandle_t mem[WITNESS_INS + WITNESS_OUTS]; /* BUF: each input, then each output */
     uint64_t off[WITNESS_INS + WITNESS_OUTS];
     char text[200];
@@ -186,6 +187,11 @@ typedef struct wside {
                                                  * before that, scratch buffers of the same
                                                  * size (the hand-off's) */
     int attached;
+    /* A correctness test's witness (witness_fork_check): the buffers of one
+     * size after another, one call of the stage each (pending: handed over,
+     * not called yet), and the audit's tries after it (untimed_here). */
+    int checking, pending, untimed_here;
+    void *mapped[WITNESS_INS + WITNESS_OUTS]; /* what w_buffers opened, to close again */
     float cal[CALIBRATIONS], cal_full[CALIBRATIONS];
     float last_full; /* the last call's whole window, its input's loading included */
     int n_cal;
@@ -219,6 +225,29 @@ __attribute__((noreturn, format(printf, 2, 3))) static void w_broken(wside *w, c
     va_list ap;
     va_start(ap, fmt);
     w_stop(w, 1, fmt, ap);
+}
+
+/* The witness's buffers for w->lay: its copy of each input, the snapshots
+ * of the graded buffers, and buffers that stand for the graded ones in the
+ * hand-off (freed once it is measured). */
+static cudaError_t w_alloc(wside *w)
+{
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < WITNESS_INS && e == cudaSuccess; i++)
+        if (w->lay.in_bytes[i]) {
+            e = cudaMalloc(&w->own_in[i], w->lay.in_bytes[i]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&w->in[i], w->lay.in_bytes[i]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&w->snap_in[i], w->lay.in_bytes[i]);
+        }
+    for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
+        if (w->lay.out_bytes[i]) {
+            e = cudaMalloc(&w->out[i], w->lay.out_bytes[i]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&w->snap_out[i], w->lay.out_bytes[i]);
+        }
+    return e;
 }
 
 static void w_start(wside *w)
@@ -255,22 +284,25 @@ static void w_start(wside *w)
     if (ceiling_load("devcheck", fill_sym, &fill, 1, why, sizeof why) != 0)
         w_unavailable(w, "%s", why);
     w->fill = (devcheck_fill_fn *)fill;
-    w->spec->witness->layout(w->stage, w->size, &w->lay);
+    /* A correctness test's witness takes one size after another: its own
+     * buffers are made here, before the library is loaded, for the largest
+     * of each (no allocation of the witness's can fail later). */
+    for (int size = 0; size < w->spec->n_sizes && size < 32; size++)
+        if (size == w->size || (w->checking && (w->rec->sizes_expected >> size & 1u))) {
+            witness_layout l;
+            memset(&l, 0, sizeof l);
+            w->spec->witness->layout(w->stage, size, &l);
+            for (int i = 0; i < WITNESS_INS; i++)
+                if (l.in_bytes[i] > w->lay.in_bytes[i])
+                    w->lay.in_bytes[i] = l.in_bytes[i];
+            for (int i = 0; i < WITNESS_OUTS; i++)
+                if (l.out_bytes[i] > w->lay.out_bytes[i])
+                    w->lay.out_bytes[i] = l.out_bytes[i];
+        }
     e = l2_flusher_init(&w->flush);
-    for (int i = 0; i < WITNESS_INS && e == cudaSuccess; i++)
-        if (w->lay.in_bytes[i]) {
-            e = cudaMalloc(&w->own_in[i], w->lay.in_bytes[i]);
-            if (e == cudaSuccess)
-                e = cudaMalloc(&w->in[i], w->lay.in_bytes[i]);
-            if (e == cudaSuccess)
-                e = cudaMalloc(&w->snap_in[i], w->lay.in_bytes[i]);
-        }
-    for (int i = 0; i < WITNESS_OUTS && e == cudaSuccess; i++)
-        if (w->lay.out_bytes[i]) {
-            e = cudaMalloc(&w->out[i], w->lay.out_bytes[i]);
-            if (e == cudaSuccess)
-                e = cudaMalloc(&w->snap_out[i], w->lay.out_bytes[i]);
-        }
+    if (e == cudaSuccess)
+        e = w_alloc(w);
+    w->spec->witness->layout(w->stage, w->size, &w->lay);
     if (e != cudaSuccess)
         w_unavailable(w, "CUDA: %s", cudaGetErrorString(e));
     uint64_t probe;
@@ -481,6 +513,11 @@ static void w_buffers(wside *w, const wmsg *m)
     memcpy(&range, &fn, sizeof fn);
     void *p[WITNESS_INS + WITNESS_OUTS] = {NULL};
     size_t need[WITNESS_INS + WITNESS_OUTS];
+    for (int i = 0; i < WITNESS_INS + WITNESS_OUTS; i++) /* an earlier size's */
+        if (w->mapped[i]) {
+            cudaIpcCloseMemHandle(w->mapped[i]);
+            w->mapped[i] = NULL;
+        }
     for (int i = 0; i < WITNESS_INS; i++)
         need[i] = w->lay.in_bytes[i];
     for (int i = 0; i < WITNESS_OUTS; i++)
@@ -492,6 +529,7 @@ static void w_buffers(wside *w, const wmsg *m)
         if (e != cudaSuccess)
             w_broken(w, "the witness could not open the graded buffers: %s",
                      cudaGetErrorString(e));
+        w->mapped[i] = p[i];
         CUdeviceptr base = 0;
         size_t size = 0;
         if (range(&base, &size, (CUdeviceptr)(uintptr_t)p[i]) != CUDA_SUCCESS ||
@@ -590,7 +628,11 @@ static void w_call_host(wside *w, const wmsg *m, int role)
  * calls: the stage, its bases and the ceiling. */
 static int w_role_ok(const wside *w, int role)
 {
-    if (role == -1 || role == w->stage)
+    if (role == w->stage)
+        return 1;
+    if (w->checking) /* a correctness test calls the stage alone */
+        return 0;
+    if (role == -1)
         return 1;
     const lab_stage *st = &w->spec->stages[w->stage];
     for (int b = 0; b < st->n_base; b++)
@@ -611,9 +653,21 @@ static void w_call(wside *w, const wmsg *m)
                  w->stage);
     /* Audited calls made again are the runner's (up to WITNESS_MAX_UNTIMED
      * a test), of the stage itself; a host lab's calls are never audited. */
-    if (m->untimed && (m->role != w->stage || w->host || w->rec->audited >= WITNESS_MAX_UNTIMED))
+    if (m->untimed && (m->role != w->stage || w->host ||
+                       (!w->checking && w->rec->audited >= WITNESS_MAX_UNTIMED)))
         w_broken(w, "an audited call of stage %d in stage %d's test that the grader does not make",
                  m->role, w->stage);
+    /* A correctness test: one call a size, made again only as the audit's
+     * tries after it. */
+    if (w->checking && (m->untimed ? w->pending || w->untimed_here >= WITNESS_MAX_UNTIMED
+                                   : !w->pending))
+        w_broken(w, "a call of stage %d at a size whose buffers were not handed over for it",
+                 m->role);
+    if (w->checking) {
+        if (m->untimed)
+            w->untimed_here++;
+        w->pending = 0;
+    }
     int role = m->role < 0 ? WITNESS_CEILING : m->role;
     if (w->host) {
         w_call_host(w, m, role);
@@ -632,8 +686,15 @@ static void w_call(wside *w, const wmsg *m)
     if (bad == -2)
         w_broken(w, "the witness could not check the output: %s", out.msg);
     int wrong = bad >= 0;
+    /* A correctness test's finding names its size. */
+    char at[160] = "";
+    if (w->checking) {
+        char sz[128];
+        w->spec->size_text(w->size, sz, sizeof sz);
+        say(at, sizeof at, "at %s, ", sz);
+    }
     if (wrong)
-        w_wrong(w, role, out.v, "%s", out.msg);
+        w_wrong(w, role, out.v, "%s%s", at, out.msg);
     /* Each input as it was at the stop event against what the call was
      * given; a call that changed two counts once. */
     for (int i = 0; i < WITNESS_INS; i++) {
@@ -649,21 +710,42 @@ static void w_call(wside *w, const wmsg *m)
         const char *name = w->spec->witness->names[i] ? w->spec->witness->names[i] : "an input";
         wrong = 1;
         w_wrong(w, role, V_INPUT_MODIFIED,
-                "%s changed during the call: its word %lld no longer holds what the call was "
+                "%s%s changed during the call: its word %lld no longer holds what the call was "
                 "given. A stage may only read its inputs.",
-                name, bad);
+                at, name, bad);
         if (w->rec->modified[role]++ == 0 && role == w->stage)
             say(w->rec->modified_msg, sizeof w->rec->modified_msg,
-                "%s was changed during %s call, first at element %lld (the grader's timing "
+                "%s%s was changed during %s call, first at element %lld (the grader's %s "
                 "witness compared it with the fresh input it loaded). A stage may only read its "
                 "inputs; flags and partial results belong in a workspace, where the lab gives "
                 "one.",
-                name, m->untimed ? "an audited" : "a timed", bad);
+                at, name,
+                m->untimed ? "an audited" : w->checking ? "the witness's" : "a timed", bad,
+                w->checking ? "checking" : "timing");
         break;
     }
     w->rec->wrong[role] += wrong;
+    /* The size counts as checked once its output has been (a test that ends
+     * in the middle of the call leaves it unchecked). */
+    if (w->checking)
+        w->rec->sizes_checked |= 1u << w->size;
     wmsg r = {.op = OP_DONE};
     send_msg(w->sock, &r);
+}
+
+/* A correctness test's witness gets the buffers of its next size: one it
+ * checks and has not checked, handed over after the call at the last one. */
+static void w_next_size(wside *w, const wmsg *m)
+{
+    const int size = m->size;
+    if (w->pending || size < 0 || size >= w->spec->n_sizes || size >= 32 ||
+        !(w->rec->sizes_expected >> size & 1u) || (w->rec->sizes_checked >> size & 1u))
+        w_broken(w, "the buffers of size %d handed over, which this test does not check now",
+                 size);
+    w->size = size;
+    w->spec->witness->layout(w->stage, size, &w->lay); /* within what w_start made */
+    w->pending = 1;
+    w->untimed_here = 0;
 }
 
 static void witness_main(wside *w)
@@ -712,8 +794,13 @@ static void witness_main(wside *w)
             send_msg(w->sock, &m);
             break;
         case OP_BUF:
-            if (w->rec->state != WITNESS_READY || w->attached)
+            if (w->rec->state != WITNESS_READY || (w->attached && !w->checking))
                 w_broken(w, "the graded buffers handed over twice");
+            if (w->checking) /* a size this test checks, once, after the last one's call */
+                w_next_size(w, &m);
+            else if (m.size != w->size)
+                w_broken(w, "the buffers of size %d handed over in a test timed at size %d",
+                         m.size, w->size);
             if (w->host)
                 w_host_start(w, &m);
             else
@@ -733,12 +820,15 @@ static void witness_main(wside *w)
 
 /* ---- the child's side ---- */
 
-witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
-                      int expected_calls, int warmups, witness_record *rec)
+/* witness_fork, or with sizes (a mask) a correctness test's witness, which
+ * checks one call at each of those sizes and starts at the first. */
+static witness *fork_witness(const lab_spec *spec, int stage, int size, uint64_t seed,
+                             int expected_calls, int warmups, uint32_t sizes, witness_record *rec)
 {
     memset(rec, 0, sizeof *rec);
     rec->expected_calls = expected_calls;
     rec->warmups = warmups;
+    rec->sizes_expected = sizes;
     if (expected_calls > WITNESS_SAMPLES) { /* its medians would leave calls out */
         rec->state = WITNESS_UNAVAILABLE;
         say(rec->why, sizeof rec->why, "it keeps %d windows a role, and --reps asks for %d calls",
@@ -790,7 +880,8 @@ witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
             _exit(0);
         close(sv[0]);
         wside ws = {.spec = spec, .stage = stage, .size = size, .rec = rec, .sock = sv[1],
-                    .words = words, .host = host, .arena = arena, .seed = seed};
+                    .words = words, .host = host, .arena = arena, .seed = seed,
+                    .checking = sizes != 0};
         witness_main(&ws);
         _exit(0);
     }
@@ -810,6 +901,28 @@ witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
     w->arena = arena;
     w->arena_bytes = arena_bytes;
     return w;
+}
+
+witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
+                      int expected_calls, int warmups, witness_record *rec)
+{
+    return fork_witness(spec, stage, size, seed, expected_calls, warmups, 0, rec);
+}
+
+witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, witness_record *rec)
+{
+    int first = -1, n = 0;
+    for (int size = 0; size < spec->n_sizes && size < 32; size++)
+        if (sizes >> size & 1u) {
+            if (first < 0)
+                first = size;
+            n++;
+        }
+    if (first < 0 || spec->host_timed || !spec->witness) {
+        memset(rec, 0, sizeof *rec);
+        return NULL;
+    }
+    return fork_witness(spec, stage, first, 0, n, 0, sizes, rec);
 }
 
 void *witness_arena(const witness *w, size_t *bytes)
@@ -922,12 +1035,12 @@ int witness_connect(witness *w, cudaStream_t s, char *why, size_t n)
     return 0;
 }
 
-int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, size_t n)
+int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, int size, char *why, size_t n)
 {
     if (!witness_active(w))
         return 0;
     if (w->host) { /* the buffers are the arena's; the setup's one figure */
-        wmsg m = {.op = OP_BUF, .param = spec->host_witness->param(ctx)};
+        wmsg m = {.op = OP_BUF, .param = spec->host_witness->param(ctx), .size = size};
         if (send_msg(w->sock, &m) != 0 || recv_msg(w->sock, &m, ANSWER_MS) != 0 ||
             m.op != OP_READY)
             return child_fail(w, why, n, "the timing witness", &m);
@@ -935,7 +1048,7 @@ int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, si
     }
     const gbuf *b[WITNESS_INS + WITNESS_OUTS] = {NULL};
     spec->witness->buffers(ctx, &b[0], &b[WITNESS_INS]);
-    wmsg m = {.op = OP_BUF};
+    wmsg m = {.op = OP_BUF, .size = size};
     for (int i = 0; i < WITNESS_INS + WITNESS_OUTS; i++) {
         if (!b[i])
             continue;
@@ -1247,12 +1360,75 @@ verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
     return v;
 }
 
+verdict witness_judge_check(int stage, const test_record *rec,
+                            const witness_record *w, char *msg, size_t n)
+{
+    msg[0] = '\0';
+    if (w->state != WITNESS_READY || rec->state != STATE_FINISHED || rec->v != V_PASS ||
+        stage < 0 || stage >= WITNESS_ROLES - 1)
+        return V_PASS;
+    const int checked = w->calls[stage] + w->audited;
+    if (w->modified[stage] > 0) {
+        say(msg, n, "%s It happened in %d of the %d calls the witness checked.", w->modified_msg,
+            w->modified[stage], checked);
+        return V_INPUT_MODIFIED;
+    }
+    if (w->wrong[stage] > 0) {
+        say(msg, n,
+            "after this test's own checks, the grader's checking witness (a separate process "
+            "that never loads your code) loaded a fresh random input and called the stage once "
+            "more at each size, and %d of those %d calls gave a wrong output: %s Look for what "
+            "depends on the data or on the call: a race, an element read before it is "
+            "written, or state kept from an earlier call.",
+            w->wrong[stage], checked, w->wrong_msg);
+        if (w->wrong_role == stage && (w->wrong_v == V_NOT_WRITTEN || w->wrong_v == V_NAN))
+            return (verdict)w->wrong_v;
+        return V_WRONG;
+    }
+    if (w->broken) {
+        say(msg, n,
+            "the grader's checking witness, a separate process that checks one call at each "
+            "size, had to stop: %s. Something in the test's process broke the grader's "
+            "exchange with it.",
+            w->why);
+        return V_REJECTED;
+    }
+    if (w->sizes_checked != w->sizes_expected || w->calls[stage] != w->expected_calls) {
+        int got = 0, want = 0;
+        for (int s = 0; s < 32; s++) {
+            got += (int)(w->sizes_checked >> s & 1u);
+            want += (int)(w->sizes_expected >> s & 1u);
+        }
+        say(msg, n,
+            "this test's record says PASS, but the grader's checking witness, a separate process "
+            "that checks one call at each size, checked %d of the test's %d sizes (%d calls): "
+            "the record was written from the test's process before its checks were done.",
+            got, want, w->calls[stage]);
+        return V_REJECTED;
+    }
+    return V_PASS;
+}
+
 int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n)
 {
     int unavailable = 0;
     if (n)
         why[0] = '\0';
     for (int s = 0; s < spec->n_stages && s < LAB_MAX_STAGES; s++) {
+        /* The correctness test first: a speed test it let run is not graded. */
+        test_record *corr = &res->t[s][TEST_CORRECT];
+        char cmsg[VERDICT_MSG];
+        verdict cv = witness_judge_check(s, corr, &res->check_witness[s], cmsg, sizeof cmsg);
+        if (cv != V_PASS) {
+            corr->v = cv;
+            snprintf(corr->msg, sizeof corr->msg, "%s", cmsg);
+            test_record *perf = &res->t[s][TEST_PERF];
+            if (perf->graded && perf->state == STATE_FINISHED && perf->v != V_SKIPPED) {
+                perf->v = V_SKIPPED;
+                snprintf(perf->msg, sizeof perf->msg,
+                         "not graded: its correctness test did not stand (%s).", verdict_name(cv));
+            }
+        }
         test_record *rec = &res->t[s][TEST_PERF];
         if (res->witness[s].state == WITNESS_UNAVAILABLE && unavailable++ == 0 && n)
             snprintf(why, n, "%s", res->witness[s].why);

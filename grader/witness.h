@@ -56,7 +56,17 @@
  * between them, on the witness's clock, less the hand-off (two messages,
  * measured before the library is loaded), is the call's time. Then it
  * checks the output and the inputs there. The ceiling's calls are timed
- * alone (its buffers are its own). It runs on the fake GPU too. */
+ * alone (its buffers are its own). It runs on the fake GPU too.
+ *
+ * A correctness test of a GPU lab has a witness too (witness_fork_check),
+ * which times nothing that counts: after the test's own checks at each size
+ * it graded, the child hands that size's buffers over and makes one more
+ * call of the stage (its audit's tries after it, if any), whose input the
+ * witness loads inside its window and whose output it checks, as in a speed
+ * test. A correctness PASS stands only when the witness checked every size
+ * the test grades and found each right (witness_judge_check): a library that
+ * writes its own record (instructors.md) must still be right at every size,
+ * on an input it could not foresee. */
 #ifndef CUDA_LABS_WITNESS_H
 #define CUDA_LABS_WITNESS_H
 
@@ -78,6 +88,12 @@ typedef struct witness witness;
  * when none was forked (rec says why). */
 witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
                       int expected_calls, int warmups, witness_record *rec);
+/* Child side, before CUDA and before the library: forks the witness of the
+ * correctness test of spec's stage `stage`, which checks one call at each
+ * size in sizes (bit s: size s; those the test grades); rec is that test's
+ * witness record. NULL when none was forked (a lab without a GPU witness:
+ * rec is then all 0, or rec says why). */
+witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, witness_record *rec);
 /* Child side: a host witness's shared memory (bytes long), where the lab's
  * setup puts the test's host buffers; NULL unless w is a host witness that
  * times this test. */
@@ -86,9 +102,10 @@ void *witness_arena(const witness *w, size_t *bytes);
  * loaded: meets the witness and measures the hand-off. 0, or -1 with why
  * filled (the witness is then not used, and its record says so). */
 int witness_connect(witness *w, cudaStream_t s, char *why, size_t n);
-/* Child side: hands the graded buffers of ctx to the witness. 0, or -1 with
- * why filled. */
-int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, char *why, size_t n);
+/* Child side: hands the graded buffers of ctx, made at size, to the witness
+ * (a correctness test's, once a size, before that size's witnessed call).
+ * 0, or -1 with why filled. */
+int witness_attach(witness *w, const lab_spec *spec, lab_ctx *ctx, int size, char *why, size_t n);
 /* 1 when w times this test's calls. */
 int witness_active(const witness *w);
 /* Around one call of role (a stage, or -1 for the ceiling) on stream s:
@@ -124,10 +141,19 @@ int witness_wanted(void);
  * with msg. Pure. */
 verdict witness_judge(const lab_spec *spec, int stage, const test_record *rec,
                       const witness_record *w, char *msg, size_t n);
-/* Parent side: every speed test of res that passed, judged so; a test that
- * does not stand gets the verdict witness_judge gives. Returns the number of
- * speed tests whose witness could not start, with the first one's reason in
- * why (n bytes). */
+/* Parent side, no CUDA: does the correctness test record rec of
+ * stage `stage` stand, held to its witness record w? A PASS stands when the
+ * witness checked one call at every size it was told to (sizes_expected)
+ * and found each right and its input unchanged; else the verdict it gets
+ * instead, with msg. V_PASS too when nothing was witnessed or the test did
+ * not pass. Pure. */
+verdict witness_judge_check(int stage, const test_record *rec,
+                            const witness_record *w, char *msg, size_t n);
+/* Parent side: every speed and correctness test of res that passed, judged
+ * so; a test that does not stand gets the verdict the judge gives (and a
+ * correctness test's speed test, which it let run, is SKIPPED). Returns the
+ * number of speed tests whose witness could not start, with the first one's
+ * reason in why (n bytes). */
 int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n);
 /* --timings: what each speed test's witness saw, a line a test. */
 void witness_report(FILE *f, const lab_spec *spec, const lab_results *res);

@@ -392,6 +392,103 @@ START_TEST(settle_demotes_and_reports)
 }
 END_TEST
 
+/* A correctness test's checking witness that checked sizes 0, 2 and 3 of
+ * stage 2, one call each, and found them right. */
+static witness_record checked_all(void)
+{
+    witness_record w;
+    memset(&w, 0, sizeof w);
+    w.state = WITNESS_READY;
+    w.sizes_expected = w.sizes_checked = 0xdu;
+    w.expected_calls = w.calls[2] = 3;
+    return w;
+}
+
+START_TEST(a_correctness_pass_needs_every_size_checked)
+{
+    char msg[VERDICT_MSG];
+    test_record r;
+    memset(&r, 0, sizeof r);
+    r.state = STATE_FINISHED;
+    r.graded = 1;
+    r.v = V_PASS;
+    witness_record w = checked_all();
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_PASS);
+    ck_assert_str_eq(msg, "");
+    /* A record written PASS before the last size's call (or instead of it). */
+    w.sizes_checked = 0x5u;
+    w.calls[2] = 2;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_REJECTED);
+    ck_assert_ptr_nonnull(strstr(msg, "checked 2 of the test's 3 sizes"));
+    /* Every size, but a call more than the test makes. */
+    w = checked_all();
+    w.calls[2] = 4;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* Audited tries are counted apart and change nothing. */
+    w = checked_all();
+    w.audited = 2;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_PASS);
+    /* A wrong output at a size outweighs the record's PASS, and names the
+     * witness; NOT WRITTEN and NaN keep their verdicts. */
+    w.wrong[2] = 1;
+    w.wrong_role = 2;
+    w.wrong_v = V_WRONG;
+    snprintf(w.wrong_msg, sizeof w.wrong_msg, "at 33 x 65, out[1][2] is wrong.");
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_WRONG);
+    ck_assert_ptr_nonnull(strstr(msg, "checking witness"));
+    ck_assert_ptr_nonnull(strstr(msg, "at 33 x 65, out[1][2] is wrong."));
+    w.wrong_v = V_NOT_WRITTEN;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_NOT_WRITTEN);
+    w = checked_all();
+    w.modified[2] = 1;
+    w.wrong[2] = 1;
+    snprintf(w.modified_msg, sizeof w.modified_msg, "the input d_in was changed");
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_INPUT_MODIFIED);
+    ck_assert_ptr_nonnull(strstr(msg, "the input d_in was changed"));
+    w = checked_all();
+    w.broken = 1;
+    snprintf(w.why, sizeof w.why, "a call of stage 2 at a size whose buffers were not handed over");
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_REJECTED);
+    /* Only a finished PASS is judged; a witness that could not start leaves
+     * the record as it is (the report says so). */
+    w.sizes_checked = 0;
+    r.v = V_WRONG;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_PASS);
+    r.v = V_PASS;
+    w.state = WITNESS_UNAVAILABLE;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_PASS);
+    w.state = WITNESS_NONE;
+    ck_assert_int_eq(witness_judge_check(2, &r, &w, msg, sizeof msg), V_PASS);
+}
+END_TEST
+
+START_TEST(settle_takes_a_forged_correctness_pass_and_its_speed_points)
+{
+    static lab_results res;
+    memset(&res, 0, sizeof res);
+    test_record *corr = &res.t[2][TEST_CORRECT];
+    corr->state = STATE_FINISHED;
+    corr->graded = 1;
+    corr->v = V_PASS;
+    res.check_witness[2] = checked_all();
+    res.check_witness[2].sizes_checked = 0x1u; /* the record forged after the first size */
+    res.check_witness[2].calls[2] = 1;
+    res.t[2][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    res.witness[2] = witness_of(1.0, 1.6, 0.9);
+    /* Stage 1's correctness test, checked at every size, stands. */
+    res.t[1][TEST_CORRECT] = *corr;
+    res.check_witness[1] = checked_all();
+    res.check_witness[1].calls[2] = 0;
+    res.check_witness[1].calls[1] = 3;
+    char why[200];
+    ck_assert_int_eq(witness_settle(&spec, &res, why, sizeof why), 0);
+    ck_assert_int_eq(res.t[2][TEST_CORRECT].v, V_REJECTED);
+    ck_assert_int_eq(res.t[2][TEST_PERF].v, V_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(res.t[2][TEST_PERF].msg, "correctness test did not stand"));
+    ck_assert_int_eq(res.t[1][TEST_CORRECT].v, V_PASS);
+}
+END_TEST
+
 START_TEST(median_of_the_windows)
 {
     witness_record w;
@@ -426,6 +523,8 @@ Suite *make_witness_suite(void)
     tcase_add_test(tc, host_pass_keeps_the_witness_times);
     tcase_add_test(tc, only_a_witnessed_pass_is_judged);
     tcase_add_test(tc, settle_demotes_and_reports);
+    tcase_add_test(tc, a_correctness_pass_needs_every_size_checked);
+    tcase_add_test(tc, settle_takes_a_forged_correctness_pass_and_its_speed_points);
     tcase_add_test(tc, median_of_the_windows);
     suite_add_tcase(s, tc);
     return s;

@@ -8,12 +8,15 @@
  * %globaltimer to look like a tiled convolution. The patches of the
  * grader's own timed inputs change 8 words a call, so with the timing
  * witness off (CUDA_LABS_WITNESS=0) this passes. The witness loads a fresh
- * input and filter before every timed call, so the replayed output is
- * wrong in every channel and pixel it samples: caught.
+ * input and filter before every timed call, and before its checking call at
+ * each layer of the correctness test, so the replayed output is wrong in
+ * every channel and pixel it samples: caught there already, at the first
+ * layer.
  * lab: 6
  * grade-args: --stage 1
- * expect: 1 correctness PASS
- * expect: 1 speed WRONG RESULT
+ * expect: 1 correctness WRONG RESULT
+ * expect: 1 speed SKIPPED
+ * expect-output: checking witness
  */
 #define conv_direct_tiled conv_direct_tiled_reference
 #include "../../../solutions/6-conv/conv.cu"

@@ -1,13 +1,15 @@
 /* Adversarial case (lab 6, replay): stage 1 keeps its output of the last
  * layer in a __device__ array and, when called again with the same
  * pointers and shape, copies it out instead of convolving, spinning on
- * %globaltimer to look like a tiled convolution. The correctness test
- * passes (each layer once); every timed call patches the input and the
- * filter, so the kept output is stale: caught.
+ * %globaltimer to look like a tiled convolution. The correctness test calls
+ * each layer once with its own input, then once more with the checking
+ * witness's fresh input and filter, on the same buffers: the kept output is
+ * stale there (as in every timed call): caught in the correctness test.
  * lab: 6
  * grade-args: --stage 1
- * expect: 1 correctness PASS
- * expect: 1 speed WRONG RESULT
+ * expect: 1 correctness WRONG RESULT
+ * expect: 1 speed SKIPPED
+ * expect-output: checking witness
  */
 #define conv_direct_tiled conv_direct_tiled_reference
 #include "../../../solutions/6-conv/conv.cu"

@@ -7,12 +7,14 @@
  * GEMM. The patches of the grader's own timed inputs change 16 rows and
  * columns at most, so with the timing witness off (CUDA_LABS_WITNESS=0) this
  * passes: the gap instructors.md names. The witness loads fresh A and B
- * before every timed call, so the replayed C is wrong in every row and
- * column it samples: caught.
+ * before every timed call, and before its checking call at each size of the
+ * correctness test, so the replayed C is wrong in every row and column it
+ * samples: caught there already, at the first size.
  * lab: 4
  * grade-args: --stage 1
- * expect: 1 correctness PASS
- * expect: 1 speed WRONG RESULT
+ * expect: 1 correctness WRONG RESULT
+ * expect: 1 speed SKIPPED
+ * expect-output: checking witness
  */
 #define gemm_coalesced gemm_coalesced_reference
 #include "../../../solutions/4-gemm/gemm.cu"

@@ -2,12 +2,16 @@
  * size and keeps A B in a __device__ array; when called again with the
  * same pointers and sizes it only applies alpha and beta to the kept
  * product, and spins on %globaltimer to look as fast as a coalesced GEMM.
- * The correctness test passes (A and B never change there); every timed
- * call patches A and B, so the kept product is stale: caught.
+ * The correctness test's own calls at a size keep A and B, but its checking
+ * witness's call after them gets fresh ones, so the kept product is stale
+ * there (and in every timed call, which gets fresh or patched inputs): the
+ * correctness test fails on the witness's finding, and the speed test it let
+ * run is not graded.
  * lab: 4
  * grade-args: --stage 1
- * expect: 1 correctness PASS
- * expect: 1 speed WRONG RESULT
+ * expect: 1 correctness WRONG RESULT
+ * expect: 1 speed SKIPPED
+ * expect-output: checking witness
  */
 #define gemm_coalesced gemm_coalesced_reference
 #include "../../../solutions/4-gemm/gemm.cu"

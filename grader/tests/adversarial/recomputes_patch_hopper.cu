@@ -6,12 +6,15 @@
  * spins on %globaltimer to look like a TMA + wgmma GEMM. The patches of the
  * grader's own timed inputs change 8 rows and columns at most, so without
  * the timing witness this would pass. The witness loads a fresh A and Bt
- * before every timed call, so the replayed C is wrong in every row and
- * column it samples: caught. Built for sm_90a, as lab 7 is.
+ * before every timed call, and before its checking call at each size of the
+ * correctness test, so the replayed C is wrong in every row and column it
+ * samples: caught there already, at the first size. Built for sm_90a, as
+ * lab 7 is.
  * lab: 7
  * grade-args: --stage 1
- * expect: 1 correctness PASS
- * expect: 1 speed WRONG RESULT
+ * expect: 1 correctness WRONG RESULT
+ * expect: 1 speed SKIPPED
+ * expect-output: checking witness
  */
 #define hopper_tma_wgmma hopper_tma_wgmma_reference
 #include "../../../solutions/7-hopper/hopper.cu"

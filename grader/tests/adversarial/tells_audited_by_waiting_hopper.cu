@@ -1,15 +1,16 @@
 /* Adversarial case (lab 7): stage 1 tells the audited call from the timed
  * ones as gemm_tells_audited_by_waiting does (stream_drains.h): its own
- * kernel when its stream runs dry within 0.6 ms (the correctness test, and
- * an audited call that the timing witness does not hold), the grader's own
- * cuBLAS ceiling, found as borrows_ceiling_hopper finds it, when the stream
- * stays busy (a call the witness holds). The witness holds the audited call
- * too, so the audit sees the ceiling's kernel in the speed test. Built for
- * sm_90a, as lab 7 is.
+ * kernel when its stream runs dry within 0.6 ms (the correctness test's own
+ * calls, and an audited call that the timing witness does not hold), the
+ * grader's own cuBLAS ceiling, found as borrows_ceiling_hopper finds it,
+ * when the stream stays busy (a call the witness holds). The witness holds
+ * the audited call too, and the correctness test's checking call at each
+ * size, which is audited: the audit sees the ceiling's kernel in the
+ * correctness test already. Built for sm_90a, as lab 7 is.
  * lab: 7
  * grade-args: --stage 1
- * expect: 1 correctness PASS
- * expect: 1 speed REJECTED
+ * expect: 1 correctness REJECTED
+ * expect: 1 speed SKIPPED
  * expect-output: without launching it through the CUDA runtime
  */
 #include "ceiling_lookup.h"
