@@ -1377,9 +1377,9 @@ verdict witness_judge_check(int stage, const test_record *rec,
         say(msg, n,
             "after this test's own checks, the grader's checking witness (a separate process "
             "that never loads your code) loaded a fresh random input and called the stage once "
-            "more at each size, and %d of those %d calls gave a wrong output: %s Look for what "
-            "depends on the data or on the call: a race, an element read before it is "
-            "written, or state kept from an earlier call.",
+            "more at each size, and %d of its %d calls (one a size, and any the audit made "
+            "again) gave a wrong output: %s Look for what depends on the data or on the call: "
+            "a race, an element read before it is written, or state kept from an earlier call.",
             w->wrong[stage], checked, w->wrong_msg);
         if (w->wrong_role == stage && (w->wrong_v == V_NOT_WRITTEN || w->wrong_v == V_NAN))
             return (verdict)w->wrong_v;
@@ -1414,12 +1414,16 @@ int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n)
     int unavailable = 0;
     if (n)
         why[0] = '\0';
+    /* Stages whose correctness PASS did not stand (a base comes before the
+     * stages measured against it). */
+    int overturned[LAB_MAX_STAGES] = {0};
     for (int s = 0; s < spec->n_stages && s < LAB_MAX_STAGES; s++) {
         /* The correctness test first: a speed test it let run is not graded. */
         test_record *corr = &res->t[s][TEST_CORRECT];
         char cmsg[VERDICT_MSG];
         verdict cv = witness_judge_check(s, corr, &res->check_witness[s], cmsg, sizeof cmsg);
         if (cv != V_PASS) {
+            overturned[s] = 1;
             corr->v = cv;
             snprintf(corr->msg, sizeof corr->msg, "%s", cmsg);
             test_record *perf = &res->t[s][TEST_PERF];
@@ -1432,6 +1436,24 @@ int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n)
         test_record *rec = &res->t[s][TEST_PERF];
         if (res->witness[s].state == WITNESS_UNAVAILABLE && unavailable++ == 0 && n)
             snprintf(why, n, "%s", res->witness[s].why);
+        /* Measured against a base whose correctness PASS did not stand: not
+         * timed, as the test itself would have decided (its only base, or the
+         * faster of two, which its speedup is over). */
+        const lab_stage *st = &spec->stages[s];
+        int lost = -1;
+        for (int b = 0; b < st->n_base; b++)
+            if (st->base[b] >= 0 && st->base[b] < LAB_MAX_STAGES && overturned[st->base[b]] &&
+                (st->n_base == 1 || rec->base == st->base[b]))
+                lost = st->base[b];
+        if (lost >= 0 && rec->graded && rec->state == STATE_FINISHED && rec->v != V_SKIPPED) {
+            rec->v = V_SKIPPED;
+            snprintf(rec->msg, sizeof rec->msg,
+                     "not timed: stage %d is measured against stage %d (%s), whose correctness "
+                     "test did not stand (%s). Fix stage %d first.",
+                     s, lost, spec->stages[lost].title, verdict_name(res->t[lost][TEST_CORRECT].v),
+                     lost);
+            continue;
+        }
         char msg[VERDICT_MSG];
         verdict v = witness_judge(spec, s, rec, &res->witness[s], msg, sizeof msg);
         /* A host witness's pass keeps the witness's times, not the record's,

@@ -60,6 +60,7 @@ START_TEST(stage_tables_are_sound)
         return;
     ck_assert_int_le(l->n_stages, LAB_MAX_STAGES);
     ck_assert_int_gt(l->n_sizes, 0);
+    ck_assert_int_le(l->n_sizes, 32); /* a checking witness's sizes are bits of a word */
     ck_assert(l->bench_size >= 0 && l->bench_size < l->n_sizes);
     for (int s = 0; s < l->n_stages; s++) {
         const lab_stage *st = &l->stages[s];

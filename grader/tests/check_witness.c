@@ -489,6 +489,52 @@ START_TEST(settle_takes_a_forged_correctness_pass_and_its_speed_points)
 }
 END_TEST
 
+/* A speed test measured against a base whose correctness PASS did not
+ * stand is not timed, as the test would have decided: stage 2 (base 1), and
+ * stage 3 when its speedup is over stage 1; over stage 2 (which stands) it
+ * is judged as before. */
+START_TEST(settle_skips_speed_tests_over_an_overturned_base)
+{
+    static lab_results res;
+    memset(&res, 0, sizeof res);
+    test_record pass;
+    memset(&pass, 0, sizeof pass);
+    pass.state = STATE_FINISHED;
+    pass.graded = 1;
+    pass.v = V_PASS;
+    for (int s = 1; s <= 3; s++) {
+        res.t[s][TEST_CORRECT] = pass;
+        res.check_witness[s] = checked_all();
+        res.check_witness[s].calls[2] = 0;
+        res.check_witness[s].calls[s] = 3;
+    }
+    res.check_witness[1].sizes_checked = 0x1u; /* stage 1's PASS forged */
+    res.check_witness[1].calls[1] = 1;
+    res.t[2][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    res.witness[2] = witness_of(1.0, 1.6, 0.9);
+    res.t[3][TEST_PERF] = rec_of(1.0, 1.6, 0.9); /* over stage 1 */
+    char why[200];
+    witness_settle(&spec, &res, why, sizeof why);
+    ck_assert_int_eq(res.t[1][TEST_CORRECT].v, V_REJECTED);
+    ck_assert_int_eq(res.t[2][TEST_CORRECT].v, V_PASS);
+    ck_assert_int_eq(res.t[2][TEST_PERF].v, V_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(res.t[2][TEST_PERF].msg,
+                                 "measured against stage 1 (b), whose correctness test did not "
+                                 "stand (REJECTED). Fix stage 1 first."));
+    ck_assert_int_eq(res.t[3][TEST_PERF].v, V_SKIPPED);
+    /* Stage 3 over stage 2, which stands: its record is judged as before
+     * (no witness here: it stands). */
+    memset(&res.t[3][TEST_PERF], 0, sizeof res.t[3][TEST_PERF]);
+    res.t[3][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    res.t[3][TEST_PERF].base = 2;
+    res.t[1][TEST_CORRECT] = pass;
+    res.t[2][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    witness_settle(&spec, &res, why, sizeof why);
+    ck_assert_int_eq(res.t[3][TEST_PERF].v, V_PASS);
+    ck_assert_int_eq(res.t[2][TEST_PERF].v, V_SKIPPED);
+}
+END_TEST
+
 START_TEST(median_of_the_windows)
 {
     witness_record w;
@@ -525,6 +571,7 @@ Suite *make_witness_suite(void)
     tcase_add_test(tc, settle_demotes_and_reports);
     tcase_add_test(tc, a_correctness_pass_needs_every_size_checked);
     tcase_add_test(tc, settle_takes_a_forged_correctness_pass_and_its_speed_points);
+    tcase_add_test(tc, settle_skips_speed_tests_over_an_overturned_base);
     tcase_add_test(tc, median_of_the_windows);
     suite_add_tcase(s, tc);
     return s;
