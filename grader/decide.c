@@ -185,6 +185,18 @@ static void stopped(test_record *t, int ck_failed, const char *ck_msg, double ti
     t->state = STATE_FINISHED;
 }
 
+/* The verdicts the grading child never writes: the parent gives them, from
+ * what it sees of the child (TIMEOUT, CRASH, EARLY EXIT), from the GPU before
+ * the test (NOT AVAILABLE) or after it (SANITIZER FINDING, TECHNIQUE
+ * MISSING). One in a finished record was written by something else in the
+ * child, through the grader's own write of its record; NOT AVAILABLE would
+ * take the test's points out of the total. */
+static int parent_only(int v)
+{
+    return v < 0 || v >= V_COUNT || v == V_NOT_RUN || v == V_TIMEOUT || v == V_CRASH ||
+           v == V_EARLY_EXIT || v == V_SANITIZER || v == V_NO_TECHNIQUE || v == V_NOT_AVAILABLE;
+}
+
 void decide_after_check(test_record *t, int ck_rtype, const char *ck_msg, double timeout_s,
                         const char *size_text)
 {
@@ -196,6 +208,18 @@ void decide_after_check(test_record *t, int ck_rtype, const char *ck_msg, double
     if (t->state == STATE_FINISHED && t->v != V_PASS && ck_rtype == CK_ERROR)
         ck_rtype = CK_FAILURE;
     t->check_result = ck_rtype;
+    if (t->state == STATE_FINISHED && parent_only((int)t->v)) {
+        char said[24];
+        snprintf(said, sizeof said, "%s", verdict_name(t->v));
+        t->v = V_REJECTED;
+        snprintf(t->msg, sizeof t->msg,
+                 "the test's record came back saying %s, a verdict only the grader's parent "
+                 "process gives and the grading process never writes: something in your library "
+                 "wrote the record through the grader's own write of it. A stage may not touch "
+                 "the grader's results",
+                 said);
+        return;
+    }
     if (t->state != STATE_FINISHED) /* else the grader's own verdict stands */
         stopped(t, ck_failed, ck_msg, timeout_s, size_text);
     /* Check saw a pass the grader never recorded: the child left early. */

@@ -289,6 +289,45 @@ START_TEST(after_check_keeps_checks_word)
 }
 END_TEST
 
+/* A finished record holding a verdict that only the parent gives was
+ * written by the stage's code, not by the grader: REJECTED, whatever Check
+ * saw. NOT AVAILABLE would take the test's points out of the total. */
+START_TEST(after_check_rejects_a_verdict_only_the_parent_gives)
+{
+    static const int forged[] = {V_NOT_AVAILABLE, V_TIMEOUT,    V_CRASH,  V_EARLY_EXIT,
+                                 V_SANITIZER,     V_NO_TECHNIQUE, V_NOT_RUN, V_COUNT,
+                                 -3};
+    for (size_t i = 0; i < sizeof forged / sizeof *forged; i++)
+        for (int ck = 0; ck < 3; ck++) {
+            const int rtype[] = {CK_PASS, CK_FAILURE, CK_ERROR};
+            test_record t = running(PHASE_RUN);
+            t.state = STATE_FINISHED;
+            t.v = (verdict)forged[i];
+            snprintf(t.msg, sizeof t.msg, "needs compute capability 9.9: no points lost");
+            decide_after_check(&t, rtype[ck], "Early exit with return value 1", 10, "");
+            ck_assert_int_eq(t.v, V_REJECTED);
+            ck_assert_int_eq(t.graded, 1);
+            ck_assert_ptr_nonnull(strstr(t.msg, "only the grader's parent"));
+        }
+    test_record t = running(PHASE_RUN);
+    t.state = STATE_FINISHED;
+    t.v = V_NOT_AVAILABLE;
+    decide_after_check(&t, CK_FAILURE, "", 10, "");
+    ck_assert_ptr_nonnull(strstr(t.msg, "saying NOT AVAILABLE"));
+    /* What the child does write stands: a failing verdict of its own. */
+    static const int own[] = {V_WRONG, V_SETUP_ERROR, V_SKIPPED, V_REJECTED, V_SLOW, V_TODO};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+        test_record u = running(PHASE_RUN);
+        u.state = STATE_FINISHED;
+        u.v = (verdict)own[i];
+        decide_after_check(&u, CK_FAILURE, "", 10, "");
+        ck_assert_int_eq(u.v, own[i]);
+    }
+    /* The parent's own NOT AVAILABLE (a stage this GPU cannot grade) never
+     * passes through here: its test is not run. */
+}
+END_TEST
+
 START_TEST(not_available_names_both_capabilities)
 {
     test_record t;
@@ -431,6 +470,7 @@ Suite *make_decide_suite(void)
     tcase_add_test(tc, speed_against_the_ceiling_alone);
     tcase_add_test(tc, speedup_that_follows_the_sm_count);
     tcase_add_test(tc, after_check_keeps_checks_word);
+    tcase_add_test(tc, after_check_rejects_a_verdict_only_the_parent_gives);
     tcase_add_test(tc, not_available_names_both_capabilities);
     tcase_add_test(tc, not_available_above_max_cc);
     tcase_add_test(tc, only_a_pass_is_demoted);

@@ -1,7 +1,7 @@
 /* lab5.c: lab 5's stages (labs/5-streams/streams.h) for the fake GPU
  * (cudart.c), done on the host. Lab 5 is timed by the wall clock, so each
  * run sleeps for what it would take on a GPU, ms[stage] milliseconds; the
- * ceiling sleeps STREAMS_CEILING_MS (streams_ceiling.c). Built as two
+ * ceiling sleeps STREAMS_CEILING_MS (streams_ceiling.c). Built as four
  * libraries:
  *   LAB5_GOOD   every stage correct and fast enough;
  *   LAB5_FAULTS stage 1 uses its own a, stage 2 is not written (LAB_TODO
@@ -12,11 +12,16 @@
  *               PASS with LAB5_GOOD's time into its speed test's record
  *               through the grader's own write and leaves with the pass code
  *               (issue 20, class 2); stage 3, from its fifth call at that
- *               size, hands back the output of its fourth (a replay). */
+ *               size, hands back the output of its fourth (a replay);
+ *   LAB5_FORGES stage 2 gets a wrong (its own a) and writes NOT AVAILABLE
+ *               into its correctness test's record through the grader's own
+ *               write, and a constructor writes the same into its speed
+ *               test's record: the verdict that takes a test's points out of
+ *               the total, which only the grader's parent gives. */
 #include <stddef.h>
 #include <string.h>
 
-#if defined(LAB5_CHEATS)
+#if defined(LAB5_CHEATS) || defined(LAB5_FORGES)
 #include "../adversarial/results_fd.h"
 #endif
 
@@ -30,6 +35,16 @@ static const double ms[] = {96, 24, 17.6, 19.2, 80, 72};
 static const double ms[] = {96, 24, 17.6, 19.2, 80, 80};
 #else
 static const double ms[] = {96, 24, 17.6, 19.2, 80, 40};
+#endif
+
+#if defined(LAB5_FORGES)
+static const char forged_na[] = "needs compute capability 10.0: not graded, no points lost";
+
+__attribute__((constructor)) static void forge_speed_test(void)
+{
+    if (forge_running_is(2, TEST_PERF))
+        forge_verdict(2, TEST_PERF, V_NOT_AVAILABLE, forged_na);
+}
 #endif
 
 static lab_status setup(int stage, const streams_job *job, void **state)
@@ -53,6 +68,13 @@ static lab_status run(int stage, const streams_job *job)
         a = 2.0f;
     if (stage == 3 && job->chunks > 1)
         n -= n / (size_t)job->chunks;
+#endif
+#if defined(LAB5_FORGES)
+    if (stage == 2) {
+        a = 2.0f;
+        if (forge_running_is(2, TEST_CORRECT))
+            forge_verdict(2, TEST_CORRECT, V_NOT_AVAILABLE, forged_na);
+    }
 #endif
 #if defined(LAB5_CHEATS)
     static int calls[6];
