@@ -382,9 +382,7 @@ int runner_witnessed(const grade_run *run, int stage, int kind)
 {
     const lab_spec *spec = run->spec;
     const int has = spec->host_timed ? spec->host_witness != NULL : spec->witness != NULL;
-    /* Correctness tests: the GPU witness alone (a host lab's arena is its
-     * speed test's). */
-    const int test = kind == TEST_PERF || (kind == TEST_CORRECT && !spec->host_timed);
+    const int test = kind == TEST_PERF || kind == TEST_CORRECT;
     return run->witness && test && has && run->sandbox && !run->plain_buffers && run->sms == 0 &&
            stage >= 0 && stage < spec->n_stages;
 }
@@ -420,7 +418,8 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
             for (int z = 0; z < run->spec->n_sizes && z < 32; z++)
                 if (graded_size(run, stage, z))
                     sizes |= 1u << z;
-            wit = witness_fork_check(run->spec, stage, sizes, &run->res->check_witness[stage]);
+            wit = witness_fork_check(run->spec, stage, sizes, run->seed,
+                                     &run->res->check_witness[stage]);
         } else {
             wit = witness_fork(run->spec, stage, size, runner_size_seed(run->seed, stage, size),
                                WARMUP_CALLS + run->reps, WARMUP_CALLS, &run->res->witness[stage]);
@@ -1265,7 +1264,7 @@ static void witness_call(grade_run *run, child_env *env, test_record *rec, lab_c
         finish_outcome(rec, &out);
     note_kernels(rec);
     tm_enter(TM_CHECKS);
-    if (witnessed_guards(spec, ctx, &out) != 0)
+    if (spec->witness && witnessed_guards(spec, ctx, &out) != 0) /* a host lab has none */
         finish(rec, out.v, "at %s, in the checking witness's call: %s", sz, out.msg);
 }
 

@@ -108,8 +108,9 @@ int runner_settled(int k, const double *stage_ms, const double *wall_ms,
 /* Seeds derived from the run's seed: one per graded size, one per timing run,
  * so --seed replays every input exactly. */
 uint64_t runner_size_seed(uint64_t seed, int stage, int size);
-/* Whether test (stage, kind) of run gets a timing witness (witness.h): with
- * run->witness, the speed tests of a lab that has one, graded with the
+/* Whether test (stage, kind) of run gets a witness (witness.h): with
+ * run->witness, the speed and correctness tests of a lab that has one (a
+ * GPU witness, or lab 5's host witness), graded with the
  * sandbox on, with no compute-sanitizer (plain buffers) and no green context
  * (--sms). */
 int runner_witnessed(const grade_run *run, int stage, int kind);

@@ -25,6 +25,7 @@
 #include "decide.h"
 #include "gbuf.h"
 #include "patch.h"
+#include "runner.h"
 
 /* Hand-offs measured before the library is loaded, and how many of them
  * count (the first ones start things up). */
@@ -166,6 +167,7 @@ typedef struct wside {
     int host;      /* a host witness: the buffers are arena's, the clock is the host's */
     void *arena;
     uint64_t seed; /* the size's input seed (a host witness's start) */
+    uint64_t run_seed; /* a correctness test's host witness: the run's, for each size's */
     witness_record *rec;
     int sock;
     cudaStream_t s;
@@ -600,7 +602,7 @@ static uint64_t w_random(wside *w)
  * has started; the window timed; the output and inputs checked there,
  * against an input no call saw before (its seeds drawn now), at elements
  * drawn after the call. */
-static void w_call_host(wside *w, const wmsg *m, int role)
+static void w_call_host(wside *w, const wmsg *m, int role, const char *at)
 {
     const lab_host_witness *hw = w->spec->host_witness;
     const int stage = role != WITNESS_CEILING;
@@ -614,12 +616,14 @@ static void w_call_host(wside *w, const wmsg *m, int role)
         if (bad == -2)
             w_broken(w, "the witness could not check the output: %s", out.msg);
         if (bad >= 0) {
-            w_wrong(w, role, out.v, "%s", out.msg);
+            w_wrong(w, role, out.v, "%s%s", at, out.msg);
             w->rec->wrong[role]++;
             if (out.v == V_INPUT_MODIFIED && w->rec->modified[role]++ == 0 && role == w->stage)
-                say(w->rec->modified_msg, sizeof w->rec->modified_msg, "%s", out.msg);
+                say(w->rec->modified_msg, sizeof w->rec->modified_msg, "%s%s", at, out.msg);
         }
     }
+    if (w->checking) /* as w_call: checked once its output has been */
+        w->rec->sizes_checked |= 1u << w->size;
     wmsg r = {.op = OP_DONE};
     send_msg(w->sock, &r);
 }
@@ -669,8 +673,15 @@ static void w_call(wside *w, const wmsg *m)
         w->pending = 0;
     }
     int role = m->role < 0 ? WITNESS_CEILING : m->role;
+    /* A correctness test's finding names its size. */
+    char at[160] = "";
+    if (w->checking) {
+        char sz[128];
+        w->spec->size_text(w->size, sz, sizeof sz);
+        say(at, sizeof at, "at %s, ", sz);
+    }
     if (w->host) {
-        w_call_host(w, m, role);
+        w_call_host(w, m, role, at);
         return;
     }
     float ms = w_handoff(w);
@@ -686,13 +697,6 @@ static void w_call(wside *w, const wmsg *m)
     if (bad == -2)
         w_broken(w, "the witness could not check the output: %s", out.msg);
     int wrong = bad >= 0;
-    /* A correctness test's finding names its size. */
-    char at[160] = "";
-    if (w->checking) {
-        char sz[128];
-        w->spec->size_text(w->size, sz, sizeof sz);
-        say(at, sizeof at, "at %s, ", sz);
-    }
     if (wrong)
         w_wrong(w, role, out.v, "%s%s", at, out.msg);
     /* Each input as it was at the stop event against what the call was
@@ -743,7 +747,10 @@ static void w_next_size(wside *w, const wmsg *m)
         w_broken(w, "the buffers of size %d handed over, which this test does not check now",
                  size);
     w->size = size;
-    w->spec->witness->layout(w->stage, size, &w->lay); /* within what w_start made */
+    if (w->host) /* the arena holds the largest size's buffers; the size's own inputs */
+        w->seed = runner_size_seed(w->run_seed, w->stage, size);
+    else
+        w->spec->witness->layout(w->stage, size, &w->lay); /* within what w_start made */
     w->pending = 1;
     w->untimed_here = 0;
 }
@@ -857,6 +864,9 @@ static witness *fork_witness(const lab_spec *spec, int stage, int size, uint64_t
     const int host = spec->host_timed;
     void *arena = NULL;
     size_t arena_bytes = host ? spec->host_witness->arena_bytes(stage, size) : 0;
+    for (int z = 0; host && z < spec->n_sizes && z < 32; z++) /* a correctness test's: the largest */
+        if (sizes >> z & 1u && spec->host_witness->arena_bytes(stage, z) > arena_bytes)
+            arena_bytes = spec->host_witness->arena_bytes(stage, z);
     if (w && host) {
         arena = mmap(NULL, arena_bytes, PROT_READ | PROT_WRITE,
                      MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -881,7 +891,7 @@ static witness *fork_witness(const lab_spec *spec, int stage, int size, uint64_t
         close(sv[0]);
         wside ws = {.spec = spec, .stage = stage, .size = size, .rec = rec, .sock = sv[1],
                     .words = words, .host = host, .arena = arena, .seed = seed,
-                    .checking = sizes != 0};
+                    .run_seed = seed, .checking = sizes != 0};
         witness_main(&ws);
         _exit(0);
     }
@@ -909,7 +919,8 @@ witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
     return fork_witness(spec, stage, size, seed, expected_calls, warmups, 0, rec);
 }
 
-witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, witness_record *rec)
+witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, uint64_t seed,
+                            witness_record *rec)
 {
     int first = -1, n = 0;
     for (int size = 0; size < spec->n_sizes && size < 32; size++)
@@ -918,11 +929,12 @@ witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, wit
                 first = size;
             n++;
         }
-    if (first < 0 || spec->host_timed || !spec->witness) {
+    if (first < 0 || !(spec->host_timed ? (const void *)spec->host_witness
+                                        : (const void *)spec->witness)) {
         memset(rec, 0, sizeof *rec);
         return NULL;
     }
-    return fork_witness(spec, stage, first, 0, n, 0, sizes, rec);
+    return fork_witness(spec, stage, first, seed, n, 0, sizes, rec);
 }
 
 void *witness_arena(const witness *w, size_t *bytes)
@@ -1401,9 +1413,9 @@ verdict witness_judge_check(int stage, const test_record *rec,
         }
         say(msg, n,
             "this test's record says PASS, but the grader's checking witness, a separate process "
-            "that checks one call at each size, checked %d of the test's %d sizes (%d calls): "
+            "that checks one call at each size, checked %d of the test's %d sizes (%d call%s): "
             "the record was written from the test's process before its checks were done.",
-            got, want, w->calls[stage]);
+            got, want, w->calls[stage], w->calls[stage] == 1 ? "" : "s");
         return V_REJECTED;
     }
     return V_PASS;
@@ -1427,7 +1439,8 @@ int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n)
             corr->v = cv;
             snprintf(corr->msg, sizeof corr->msg, "%s", cmsg);
             test_record *perf = &res->t[s][TEST_PERF];
-            if (perf->graded && perf->state == STATE_FINISHED && perf->v != V_SKIPPED) {
+            if (perf->graded && perf->state == STATE_FINISHED && perf->v != V_SKIPPED &&
+                perf->v != V_REJECTED) { /* what it tried on its own stands */
                 perf->v = V_SKIPPED;
                 snprintf(perf->msg, sizeof perf->msg,
                          "not graded: its correctness test did not stand (%s).", verdict_name(cv));
@@ -1445,7 +1458,8 @@ int witness_settle(const lab_spec *spec, lab_results *res, char *why, size_t n)
             if (st->base[b] >= 0 && st->base[b] < LAB_MAX_STAGES && overturned[st->base[b]] &&
                 (st->n_base == 1 || rec->base == st->base[b]))
                 lost = st->base[b];
-        if (lost >= 0 && rec->graded && rec->state == STATE_FINISHED && rec->v != V_SKIPPED) {
+        if (lost >= 0 && rec->graded && rec->state == STATE_FINISHED && rec->v != V_SKIPPED &&
+            rec->v != V_REJECTED) {
             rec->v = V_SKIPPED;
             snprintf(rec->msg, sizeof rec->msg,
                      "not timed: stage %d is measured against stage %d (%s), whose correctness "

@@ -90,10 +90,12 @@ witness *witness_fork(const lab_spec *spec, int stage, int size, uint64_t seed,
                       int expected_calls, int warmups, witness_record *rec);
 /* Child side, before CUDA and before the library: forks the witness of the
  * correctness test of spec's stage `stage`, which checks one call at each
- * size in sizes (bit s: size s; those the test grades); rec is that test's
- * witness record. NULL when none was forked (a lab without a GPU witness:
- * rec is then all 0, or rec says why). */
-witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, witness_record *rec);
+ * size in sizes (bit s: size s; those the test grades); seed: the run's (a
+ * host witness's inputs at each size, runner_size_seed); rec is that test's
+ * witness record. NULL when none was forked (a lab without a witness: rec
+ * is then all 0, or rec says why). */
+witness *witness_fork_check(const lab_spec *spec, int stage, uint32_t sizes, uint64_t seed,
+                            witness_record *rec);
 /* Child side: a host witness's shared memory (bytes long), where the lab's
  * setup puts the test's host buffers; NULL unless w is a host witness that
  * times this test. */

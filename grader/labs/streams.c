@@ -1130,7 +1130,7 @@ static long long wit_check(void *arena, int role, uint64_t seed, check_outcome *
         goto undo;
     }
     result = inputs_as_loaded(x, y, ox, oy, n, px, py,
-                              " (as the grader's timing witness loaded it)", out);
+                              " (as the grader's witness loaded it)", out);
     if (result >= 0)
         goto undo;
     size_t wrong = 0;

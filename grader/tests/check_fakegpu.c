@@ -503,14 +503,19 @@ static const speed_case speed_cases[] = {
      {"- stage 5 (heavy kernel over streams), speed: REJECTED",
       "only 11 of the stage's 22 timed calls went through the grader's timing witness",
       "- stage 3 (zero-copy (mapped memory)), speed: WRONG RESULT", "Score: 60/80"}},
-    /* A stage that writes NOT AVAILABLE into its own records (its tests'
-     * points would leave the total: 50/60) is REJECTED in both, and the
-     * stage measured against it is not timed. */
+    /* Lab 5's checking witness and forged records: a stage that writes
+     * NOT AVAILABLE into its own records (its tests' points would leave the
+     * total) is REJECTED in both, and the stage measured against it is not
+     * timed; a correctness PASS written at the second size is REJECTED, the
+     * witness having checked one; a stage right in the test's own calls
+     * that replays in the witness's is WRONG RESULT. */
     {"lab5", "forges", 1,
-     {"- stage 2 (chunks over streams), correctness: REJECTED",
-      "the test's record came back saying NOT AVAILABLE, a verdict only the grader's parent "
+     {"the test's record came back saying NOT AVAILABLE, a verdict only the grader's parent "
       "process gives",
-      "the same in stage 2 (speed)", "Score: 50/80"}},
+      "the same in stage 2 (speed)",
+      "checking witness, a separate process that checks one call at each size, checked 1 of "
+      "the test's 2 sizes (1 call)",
+      "- stage 5 (heavy kernel over streams), correctness: WRONG RESULT", "Score: 10/80"}},
     /* Lab 6: stage 4, timed at a size of its own against a ceiling of its
      * own alone, passes by 12% of that ceiling. */
     {"lab6", "good", 0,

@@ -532,6 +532,21 @@ START_TEST(settle_skips_speed_tests_over_an_overturned_base)
     witness_settle(&spec, &res, why, sizeof why);
     ck_assert_int_eq(res.t[3][TEST_PERF].v, V_PASS);
     ck_assert_int_eq(res.t[2][TEST_PERF].v, V_SKIPPED);
+    /* A speed test REJECTED for what it tried itself (a refused call, a
+     * forged verdict) keeps that verdict under both rules: over a base
+     * that did not stand, and after its own correctness test. */
+    res.t[1][TEST_CORRECT] = pass;
+    res.check_witness[1].sizes_checked = 0x1u;
+    res.t[2][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    res.t[2][TEST_PERF].v = V_REJECTED;
+    snprintf(res.t[2][TEST_PERF].msg, sizeof res.t[2][TEST_PERF].msg, "it tried to fork");
+    res.t[1][TEST_PERF] = rec_of(1.0, 1.6, 0.9);
+    res.t[1][TEST_PERF].v = V_REJECTED;
+    witness_settle(&spec, &res, why, sizeof why);
+    ck_assert_int_eq(res.t[1][TEST_CORRECT].v, V_REJECTED);
+    ck_assert_int_eq(res.t[1][TEST_PERF].v, V_REJECTED);
+    ck_assert_int_eq(res.t[2][TEST_PERF].v, V_REJECTED);
+    ck_assert_str_eq(res.t[2][TEST_PERF].msg, "it tried to fork");
 }
 END_TEST
 

@@ -17,7 +17,13 @@
  *               into its correctness test's record through the grader's own
  *               write, and a constructor writes the same into its speed
  *               test's record: the verdict that takes a test's points out of
- *               the total, which only the grader's parent gives. */
+ *               the total, which only the grader's parent gives; stage 1
+ *               leaves out the last element at n = 1000 and there writes
+ *               a PASS into its correctness test's record through the
+ *               grader's own write and leaves with the pass code; stage 5,
+ *               right in its correctness test's own calls at n = 1000,
+ *               hands back the second one's output in the third, the
+ *               checking witness's. */
 #include <stddef.h>
 #include <string.h>
 
@@ -70,6 +76,11 @@ static lab_status run(int stage, const streams_job *job)
         n -= n / (size_t)job->chunks;
 #endif
 #if defined(LAB5_FORGES)
+    if (stage == 1 && n == 1000) {
+        n--;
+        if (forge_running_is(1, TEST_CORRECT))
+            forge_correct_pass(1);
+    }
     if (stage == 2) {
         a = 2.0f;
         if (forge_running_is(2, TEST_CORRECT))
@@ -89,6 +100,16 @@ static lab_status run(int stage, const streams_job *job)
 #endif
     for (size_t i = 0; i < n; i++)
         job->out[i] = a * streams_poly(job->c, job->degree, job->x[i]) + job->y[i];
+#if defined(LAB5_FORGES)
+    static int calls5;
+    static float kept5[1000];
+    if (stage == 5 && n == 1000 && forge_running_is(5, TEST_CORRECT)) {
+        if (++calls5 <= 2) /* the test's own calls, one an input set */
+            memcpy(kept5, job->out, sizeof kept5);
+        else /* the third, the checking witness's */
+            memcpy(job->out, kept5, sizeof kept5);
+    }
+#endif
 #if defined(LAB5_CHEATS)
     if (n == 1000 && stage == 3)
         memcpy(kept, job->out, sizeof kept);
