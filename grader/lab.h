@@ -136,9 +136,12 @@ typedef struct lab_witness {
      * at size; -1 when they are right, else the number of the first wrong
      * word with *out filled (-2: the check itself failed). A witnessed call
      * is always given the lab's input set 0 (prepare's variant), whose
-     * other parameters (lab 4's alpha 1 and beta 0) the check assumes. */
+     * other parameters (lab 4's alpha 1 and beta 0) the check assumes.
+     * full: a correctness test's witness, which checks one call a size:
+     * every output where that costs little (labs 4, 6 and 7 check a sample
+     * otherwise; labs 1 to 3 check every output in any case). */
     long long (*check)(int role, int stage, int size, const void *const *d_out,
-                       const void *const *d_in, cudaStream_t s, check_outcome *out);
+                       const void *const *d_in, cudaStream_t s, check_outcome *out, int full);
     /* The buffers as messages name them, inputs then outputs in the order
      * of buffers ("the input d_in", "the output d_out"; lab 4: "A", "B",
      * "C"); NULL past the lab's own. */

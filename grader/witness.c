@@ -693,7 +693,8 @@ static void w_call(wside *w, const wmsg *m)
     const void *ins[WITNESS_INS];
     for (int i = 0; i < WITNESS_INS; i++)
         ins[i] = w->own_in[i];
-    long long bad = w->spec->witness->check(role, w->stage, w->size, snaps, ins, w->s, &out);
+    long long bad =
+        w->spec->witness->check(role, w->stage, w->size, snaps, ins, w->s, &out, w->checking);
     if (bad == -2)
         w_broken(w, "the witness could not check the output: %s", out.msg);
     int wrong = bad >= 0;

@@ -578,7 +578,8 @@ static long long witness_check_ceiling(const conv_layer *l, const float *y, cuda
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *const *ins, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out,
+                               int full)
 {
     (void)stage;
     const conv_layer *l = &conv_layers[size].l;
@@ -586,14 +587,24 @@ static long long witness_check(int role, int stage, int size, const void *const 
         return witness_check_ceiling(l, d_out[0], s, out);
     const int P = conv_out_h(l), Q = conv_out_w(l);
     const uint64_t npq = (uint64_t)l->N * P * Q;
-    uint32_t chans[WITNESS_PICKS], pixels[WITNESS_PICKS];
-    if (lab_witness_picks(chans, WITNESS_PICKS, (uint64_t)l->K, pixels, WITNESS_PICKS, npq, out) !=
-        0)
-        return -2;
     const int shape[9] = {l->N, l->C, l->H, l->W, l->K, l->R, l->S, l->stride, l->pad};
     const float *x = ins[0], *w = ins[1], *y = d_out[0];
-    long long bad = devcheck_conv_on_gpu(y, x, w, shape, conv_tolerance(l, 1.0), chans,
-                                         WITNESS_PICKS, pixels, WITNESS_PICKS, s, out);
+    long long bad = -1;
+    if (full && (double)npq * l->K * l->C * l->R * l->S <= LAB_WITNESS_FULL_WORK) {
+        uint32_t chans[LAB_WITNESS_MAX_PICKS]; /* every output channel, whole */
+        for (int k0 = 0; k0 < l->K && bad == -1; k0 += LAB_WITNESS_MAX_PICKS) {
+            int nk = lab_witness_lines(chans, (uint64_t)k0, (uint64_t)l->K);
+            bad = devcheck_conv_on_gpu(y, x, w, shape, conv_tolerance(l, 1.0), chans, nk, NULL, 0,
+                                       s, out);
+        }
+    } else {
+        uint32_t chans[WITNESS_PICKS], pixels[WITNESS_PICKS];
+        if (lab_witness_picks(chans, WITNESS_PICKS, (uint64_t)l->K, pixels, WITNESS_PICKS, npq,
+                              out) != 0)
+            return -2;
+        bad = devcheck_conv_on_gpu(y, x, w, shape, conv_tolerance(l, 1.0), chans, WITNESS_PICKS,
+                                   pixels, WITNESS_PICKS, s, out);
+    }
     if (bad < 0)
         return bad;
     const int n = (int)(bad / ((long long)l->K * P * Q)), k = (int)(bad / ((long long)P * Q) % l->K),

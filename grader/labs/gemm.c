@@ -562,7 +562,8 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *const *ins, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out,
+                               int full)
 {
     const int M = gemm_sizes[size][0], N = gemm_sizes[size][1], K = gemm_sizes[size][2];
     /* The TF32 stage's test: the stage and its ceiling (cuBLAS TF32) are held to
@@ -571,13 +572,24 @@ static long long witness_check(int role, int stage, int size, const void *const 
                                                                                : GEMM_FP32;
     double t1, t2;
     gemm_tolerance_factors(K, kind, &t1, &t2);
-    uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
-    const int nr = M < WITNESS_PICKS ? M : WITNESS_PICKS, nc = N < WITNESS_PICKS ? N : WITNESS_PICKS;
-    if (lab_witness_picks(rows, nr, (uint64_t)M, cols, nc, (uint64_t)N, out) != 0)
-        return -2;
     const float *A = ins[0], *B = ins[1], *C = d_out[0];
-    long long bad = devcheck_gemm_on_gpu(C, A, B, (size_t)M, (size_t)N, (size_t)K, t1, t2, rows, nr,
-                                         cols, nc, s, out);
+    long long bad = -1;
+    if (full && (double)M * N * K <= LAB_WITNESS_FULL_WORK) { /* every row of C */
+        uint32_t rows[LAB_WITNESS_MAX_PICKS];
+        for (int r0 = 0; r0 < M && bad == -1; r0 += LAB_WITNESS_MAX_PICKS) {
+            int nr = lab_witness_lines(rows, (uint64_t)r0, (uint64_t)M);
+            bad = devcheck_gemm_on_gpu(C, A, B, (size_t)M, (size_t)N, (size_t)K, t1, t2, rows, nr,
+                                       NULL, 0, s, out);
+        }
+    } else {
+        uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
+        const int nr = M < WITNESS_PICKS ? M : WITNESS_PICKS,
+                  nc = N < WITNESS_PICKS ? N : WITNESS_PICKS;
+        if (lab_witness_picks(rows, nr, (uint64_t)M, cols, nc, (uint64_t)N, out) != 0)
+            return -2;
+        bad = devcheck_gemm_on_gpu(C, A, B, (size_t)M, (size_t)N, (size_t)K, t1, t2, rows, nr,
+                                   cols, nc, s, out);
+    }
     if (bad < 0)
         return bad;
     long long i = bad / N, j = bad % N;

@@ -749,7 +749,8 @@ static int witness_element(int tf32, const void *d_A, const void *d_B, int N, in
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *const *ins, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out,
+                               int full)
 {
     (void)role;
     const int M = hopper_sizes[size][0], N = hopper_sizes[size][1], K = hopper_sizes[size][2];
@@ -759,16 +760,28 @@ static long long witness_check(int role, int stage, int size, const void *const 
     const int tf32 = stage == TF32_STAGE, kind = tf32 ? GEMM_TF32 : GEMM_TC_SUM;
     double t1, t2;
     gemm_tolerance_factors(K, kind, &t1, &t2);
-    uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
-    if (lab_witness_picks(rows, WITNESS_PICKS, (uint64_t)M, cols, WITNESS_PICKS, (uint64_t)N, out) !=
-        0)
-        return -2;
     const float *C = d_out[0];
-    long long bad =
-        tf32 ? devcheck_gemm_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K, t1, t2,
-                                    rows, WITNESS_PICKS, cols, WITNESS_PICKS, s, out)
-             : devcheck_gemm_bf16_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K, t1,
-                                         t2, rows, WITNESS_PICKS, cols, WITNESS_PICKS, s, out);
+    long long bad = -1;
+    if (full && (double)M * N * K <= LAB_WITNESS_FULL_WORK) { /* every row of C */
+        uint32_t rows[LAB_WITNESS_MAX_PICKS];
+        for (int r0 = 0; r0 < M && bad == -1; r0 += LAB_WITNESS_MAX_PICKS) {
+            int nr = lab_witness_lines(rows, (uint64_t)r0, (uint64_t)M);
+            bad = tf32 ? devcheck_gemm_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K,
+                                              t1, t2, rows, nr, NULL, 0, s, out)
+                       : devcheck_gemm_bf16_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N,
+                                                   (size_t)K, t1, t2, rows, nr, NULL, 0, s, out);
+        }
+    } else {
+        uint32_t rows[WITNESS_PICKS], cols[WITNESS_PICKS];
+        if (lab_witness_picks(rows, WITNESS_PICKS, (uint64_t)M, cols, WITNESS_PICKS, (uint64_t)N,
+                              out) != 0)
+            return -2;
+        bad = tf32 ? devcheck_gemm_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K, t1,
+                                          t2, rows, WITNESS_PICKS, cols, WITNESS_PICKS, s, out)
+                   : devcheck_gemm_bf16_on_gpu(C, ins[0], ins[1], (size_t)M, (size_t)N, (size_t)K,
+                                               t1, t2, rows, WITNESS_PICKS, cols, WITNESS_PICKS, s,
+                                               out);
+    }
     if (bad < 0)
         return bad;
     long long i = bad / N, j = bad % N;

@@ -364,6 +364,14 @@ long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStr
     return 0;
 }
 
+int lab_witness_lines(uint32_t *a, uint64_t first, uint64_t m)
+{
+    int n = 0;
+    for (uint64_t i = first; i < m && n < LAB_WITNESS_MAX_PICKS; i++)
+        a[n++] = (uint32_t)i;
+    return n;
+}
+
 int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uint64_t mb,
                       check_outcome *out)
 {

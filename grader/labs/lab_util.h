@@ -138,6 +138,14 @@ long long lab_witness_sum(const void *d_out, const void *d_in, size_t n, cudaStr
 #define LAB_WITNESS_MAX_PICKS 32
 int lab_witness_picks(uint32_t *a, int na, uint64_t ma, uint32_t *b, int nb, uint64_t mb,
                       check_outcome *out);
+/* A correctness test's witness (its check's full) checks every output of
+ * labs 4, 6 and 7, in whole lines, where the problem is at most this many
+ * multiply-adds (2^33: every size but the 4096^3 benchmarks of labs 4 and
+ * 7), and the sample above it. */
+#define LAB_WITNESS_FULL_WORK 8589934592.0
+/* Lines first, first + 1, ... below m into a, at most LAB_WITNESS_MAX_PICKS:
+ * one batch of a full check. Returns how many. */
+int lab_witness_lines(uint32_t *a, uint64_t first, uint64_t m);
 /* For a witness's message: the element (i, j) of A B in double, from row i
  * of A (row-major, K columns) and column j of B (K x N), read back from the
  * GPU, in *x, and its scale (the sum of |a b|) in *sc; 0, or -1 when it

@@ -926,8 +926,10 @@ static void witness_layout_of(int stage, int size, witness_layout *l)
 }
 
 static long long witness_check(int role, int stage, int size, const void *const *d_out,
-                               const void *const *ins, cudaStream_t s, check_outcome *out)
+                               const void *const *ins, cudaStream_t s, check_outcome *out,
+                               int full)
 {
+    (void)full; /* every output is checked in any case */
     const void *d_in = ins[0];
     int op = shuffle_stage_op(stage);
     size_t n = shuffle_sizes[size];

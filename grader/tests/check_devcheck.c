@@ -524,7 +524,7 @@ START_TEST(conv_ceiling_checked_by_the_witness)
         ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
         const void *outs[2] = {dy, NULL}, *ins[2] = {NULL, NULL};
         check_outcome out = {0};
-        ck_assert_int_eq(lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out),
+        ck_assert_int_eq(lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out, 0),
                          -1);
         float *y = malloc(ny * 4);
         ck_assert_int_eq(cudaMemcpy(y, dy, ny * 4, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -537,7 +537,7 @@ START_TEST(conv_ceiling_checked_by_the_witness)
                 memcpy(&v, &off, 4);
                 poke((uint32_t *)dy, 17 * 5 + j, v);
             }
-            long long bad = lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out);
+            long long bad = lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out, 0);
             ck_assert_int_ge(bad, 17 * 5);
             ck_assert_int_lt(bad, 18 * 5);
             ck_assert_int_eq(out.v, V_WRONG);
@@ -545,7 +545,7 @@ START_TEST(conv_ceiling_checked_by_the_witness)
             ck_assert_ptr_nonnull(strstr(out.msg, "at [17]["));
             for (size_t j = 0; j < 5; j++)
                 poke((uint32_t *)dy, 17 * 5 + j, 0x7fc00000u);
-            bad = lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out);
+            bad = lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out, 0);
             ck_assert_int_ge(bad, 17 * 5);
             ck_assert_int_lt(bad, 18 * 5);
         } else {
@@ -553,7 +553,7 @@ START_TEST(conv_ceiling_checked_by_the_witness)
                 y[e] *= 1.01f;
             ck_assert_int_eq(cudaMemcpy(dy, y, ny * 4, cudaMemcpyHostToDevice), cudaSuccess);
             ck_assert_int_ge(
-                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out), 0);
+                lab_conv.witness->check(WITNESS_CEILING, 3, sizes[t], outs, ins, 0, &out, 0), 0);
         }
         ((ceiling_conv_destroy_fn *)fns[2])(h);
         cudaFree(dy);
