@@ -140,6 +140,24 @@ test_record *results_own(test_record *shared)
     return &own_copy;
 }
 
+void results_mark(unsigned char *byte)
+{
+    if (!region || byte < (unsigned char *)region ||
+        byte >= (unsigned char *)region + region_bytes)
+        return;
+    if (child_mode) {
+        const unsigned char one = 1;
+        long w;
+        do
+            w = write_record(region_fd, &one, 1, (long)(byte - (unsigned char *)region));
+        while (w == -EINTR);
+        return;
+    }
+    mprotect(region, region_bytes, PROT_READ | PROT_WRITE);
+    *byte = 1;
+    mprotect(region, region_bytes, PROT_READ);
+}
+
 size_t results_region_size(void)
 {
     return region ? region_bytes : 0;

@@ -118,6 +118,12 @@ typedef struct lab_results {
     double stage_wall[LAB_MAX_STAGES];
     double wall;
     double after_wall; /* the technique and sanitizer checks after the stages */
+    /* 1 once a test's process began to load the lab library: written by the
+     * grading child just before its sandbox, through a write the sandbox
+     * refuses from then on (results_mark), so neither the library nor
+     * anything else in that process can take it back, whatever it writes into
+     * the test's record (whose after_library says the same). */
+    unsigned char loading[LAB_MAX_STAGES][TEST_KINDS];
 } lab_results;
 
 #define RESULTS_MAGIC 0x43554c42u /* "CULB" */
@@ -138,6 +144,10 @@ void results_enter_child(void);
 /* In a grading child: the private copy of the child's own record (shared),
  * which results_close writes back. Elsewhere: shared itself. */
 test_record *results_own(test_record *shared);
+/* In a grading child, before its sandbox: *byte, somewhere in the page
+ * outside the child's own record, set to 1 (through the memory file where
+ * there is one). */
+void results_mark(unsigned char *byte);
 /* In a grading child whose record is written through the memory file: the
  * file's descriptor, the address the kernel reports for the grader's one
  * write of it (the return address of its own syscall instruction, x86-64),

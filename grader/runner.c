@@ -496,8 +496,12 @@ static test_record *child_start(grade_run *run, test_record *shared, child_env *
             finish(rec, V_SETUP_ERROR, "%s", why);
         given_image = dlsym(env->given, run->spec->stages[lab_first_given(run->spec)].symbol);
     }
+    /* From here on, a SETUP ERROR may be the library's doing: the record
+     * says so (library_loaded), and so does a mark the library cannot take
+     * back, written before the sandbox that would refuse the write. */
+    results_mark(&run->res->loading[stage][kind]);
     child_sandbox(run, rec);
-    library_loaded = 1; /* from here on, a SETUP ERROR may be the library's doing */
+    library_loaded = 1;
     env->lib = dlopen(run->load[0] ? run->load : run->lib, RTLD_NOW | RTLD_LOCAL);
     if (!env->lib)
         finish(rec, V_SETUP_ERROR, "could not load the lab library %s: %s", run->lib, dlerror());
@@ -1588,7 +1592,9 @@ void runner_settle_faults(const lab_spec *spec, lab_results *res)
             if (!t->graded || t->v != V_SETUP_ERROR)
                 continue;
             t->fault = FAULT_GRADER;
-            if (!t->after_library || runner_memory_fault(t->msg))
+            /* The mark, not the record alone: a library that writes its
+             * record could say the error came before it was loaded. */
+            if ((!t->after_library && !res->loading[s][k]) || runner_memory_fault(t->msg))
                 continue;
             if (!probed) {
                 devinfo d;

@@ -508,14 +508,18 @@ static const speed_case speed_cases[] = {
      * total) is REJECTED in both, and the stage measured against it is not
      * timed; a correctness PASS written at the second size is REJECTED, the
      * witness having checked one; a stage right in the test's own calls
-     * that replays in the witness's is WRONG RESULT. */
+     * that replays in the witness's is WRONG RESULT; a SETUP ERROR whose
+     * record says it came before the library was loaded is the
+     * submission's, as the grader's own mark says it came after. */
     {"lab5", "forges", 1,
      {"the test's record came back saying NOT AVAILABLE, a verdict only the grader's parent "
       "process gives",
       "the same in stage 2 (speed)",
       "checking witness, a separate process that checks one call at each size, checked 1 of "
       "the test's 2 sizes (1 call)",
-      "- stage 5 (heavy kernel over streams), correctness: WRONG RESULT", "Score: 10/80"}},
+      "- stage 5 (heavy kernel over streams), correctness: WRONG RESULT",
+      "is detected). This happened after your library was loaded, and the GPU works without it",
+      "Score: 0/80"}},
     /* Lab 6: stage 4, timed at a size of its own against a ceiling of its
      * own alone, passes by 12% of that ceiling. */
     {"lab6", "good", 0,

@@ -23,7 +23,10 @@
  *               grader's own write and leaves with the pass code; stage 5,
  *               right in its correctness test's own calls at n = 1000,
  *               hands back the second one's output in the third, the
- *               checking witness's. */
+ *               checking witness's; stage 3 writes a SETUP ERROR that says
+ *               CUDA did not start (the grader's fault, were it true) into
+ *               its correctness test's record, which says it came before the
+ *               library was loaded. */
 #include <stddef.h>
 #include <string.h>
 
@@ -81,6 +84,10 @@ static lab_status run(int stage, const streams_job *job)
         if (forge_running_is(1, TEST_CORRECT))
             forge_correct_pass(1);
     }
+    if (stage == 3 && forge_running_is(3, TEST_CORRECT))
+        forge_verdict(3, TEST_CORRECT, V_SETUP_ERROR,
+                      "could not start CUDA: cudaErrorNoDevice (no CUDA-capable device is "
+                      "detected)");
     if (stage == 2) {
         a = 2.0f;
         if (forge_running_is(2, TEST_CORRECT))
