@@ -88,7 +88,17 @@ static int small_grade(const char *lab, const char *name)
     return grade_with(root_small, lab, name, NULL, NULL, NULL, NULL);
 }
 
-#define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, out)
+/* What an assertion shows of the output: its last 3,000 bytes, which hold
+ * the scoreboard and "What to fix". Check ends the test process (exit 2,
+ * "Message string too long") for a message much longer, and the failure
+ * would be lost. */
+static const char *shown(void)
+{
+    size_t n = strlen(out);
+    return n > 3000 ? out + n - 3000 : out;
+}
+
+#define HAS(text) ck_assert_msg(strstr(out, text) != NULL, "output lacks \"%s\":\n%s", text, shown())
 /* Not built: the test is counted as skipped, never as passed. */
 #define SKIP_UNLESS_READY()                                                                   \
     do {                                                                                      \
@@ -103,7 +113,7 @@ START_TEST(lab1_right_stages_pass)
 {
     SKIP_UNLESS_READY();
     int rc = fake_grade("lab1", "good", "--quick", NULL, NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("GPU:  Fake GPU (host memory), compute capability 9.0, 132 SMs");
     HAS("seed: 0x5eed (replay with --seed 0x5eed)");
     HAS("stage 5  4x4 per thread, float4 access      correct");
@@ -118,7 +128,7 @@ START_TEST(lab1_wrong_stages_get_their_verdicts)
 {
     SKIP_UNLESS_READY();
     int rc = fake_grade("lab1", "faults", "--quick", NULL, NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     HAS("stage 1 (naive, reads coalesced), correctness: WRONG RESULT");
     HAS("at 1 x 1: 1 of 1 output elements are wrong; the first is out[0][0] (element 0)");
     HAS("replay: ./grade lab1 --stage 1 --seed 0x5eed --lib ");
@@ -137,7 +147,7 @@ START_TEST(lab1_broken_stages_get_their_verdicts)
 {
     SKIP_UNLESS_READY();
     int rc = fake_grade("lab1", "crash", "--quick", NULL, NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     HAS("stage 1 (naive, reads coalesced), correctness: LAUNCH ERROR");
     HAS("could not start: cudaErrorInvalidConfiguration (invalid configuration argument). This "
         "GPU allows at most 1024 threads per block");
@@ -161,14 +171,14 @@ START_TEST(lab1_one_stage_json)
     ck_assert_int_ge(fd, 0);
     close(fd);
     int rc = fake_grade("lab1", "faults", "--quick", "--stage", "1", NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     rc = fake_grade("lab1", "faults", "--quick", "--stage", "2", NULL);
     HAS("NOT WRITTEN");
-    ck_assert_msg(strstr(out, "WRONG RESULT") == NULL, "stage 1 was graded too:\n%s", out);
+    ck_assert_msg(strstr(out, "WRONG RESULT") == NULL, "stage 1 was graded too:\n%s", shown());
     char arg[64];
     snprintf(arg, sizeof arg, "--json=%s", json);
     rc = fake_grade("lab1", "good", "--quick", "--stage", "3", arg);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     FILE *f = fopen(json, "r");
     ck_assert_ptr_nonnull(f);
     static char text[OUT_MAX];
@@ -210,7 +220,7 @@ START_TEST(a_stage_timed_at_its_own_size)
         char arg[64];
         snprintf(arg, sizeof arg, "--json=%s", json);
         int rc = grade_with(root_small, "lab6", "good", "--stage", expect[k][0], arg, NULL);
-        ck_assert_msg(rc == 0, "stage %s: exit %d:\n%s", expect[k][0], rc, out);
+        ck_assert_msg(rc == 0, "stage %s: exit %d:\n%s", expect[k][0], rc, shown());
         take_json(json, text, sizeof text);
         ck_assert_msg(strstr(text, expect[k][1]) != NULL, "stage %s: no %s in the JSON:\n%s",
                       expect[k][0], expect[k][1], text);
@@ -230,7 +240,7 @@ START_TEST(stages_this_gpu_cannot_run)
     SKIP_UNLESS_READY();
     /* Stage 8 on 9.0 passes in the speed cases above; on 7.5 it is not graded. */
     int rc = fake_grade_on("75", "lab4", "good", "--quick", "--stage", "8");
-    ck_assert_msg(rc == 77, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 77, "exit %d:\n%s", rc, shown());
     HAS("compute capability 7.5");
     HAS("needs compute capability 8.0 (this GPU, Fake GPU (host memory), has 7.5): not graded, "
         "no points lost");
@@ -240,7 +250,7 @@ START_TEST(stages_this_gpu_cannot_run)
     const char *ccs[] = {"80", "100"};
     for (int i = 0; i < 2; i++) {
         rc = fake_grade_on(ccs[i], "lab7", "good", NULL, NULL, NULL);
-        ck_assert_msg(rc == 77, "lab 7 on %s: exit %d:\n%s", ccs[i], rc, out);
+        ck_assert_msg(rc == 77, "lab 7 on %s: exit %d:\n%s", ccs[i], rc, shown());
         HAS("needs compute capability 9.0");
         HAS("nothing was graded");
         ck_assert_ptr_null(strstr(out, "WRONG RESULT"));
@@ -255,10 +265,10 @@ START_TEST(lab2_sums)
 {
     SKIP_UNLESS_READY();
     int rc = fake_grade("lab2", "good", "--quick", NULL, NULL, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("Score: 70/70");
     rc = fake_grade("lab2", "faults", "--quick", NULL, NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     HAS("stage 1 (interleaved, divergent), correctness: WRONG RESULT");
     HAS("at n = 2: d_out[0] = ");
     HAS("part of the input (or of the partial sums) was left out");
@@ -277,20 +287,31 @@ START_TEST(a_witness_that_cannot_start_costs_nothing)
     SKIP_UNLESS_READY();
     setenv("CUDA_LABS_WITNESS", "0", 1);
     int rc = small_grade("lab1", "good");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    ck_assert_msg(!strstr(out, "witness"), "%s", out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
+    ck_assert_msg(!strstr(out, "witness"), "%s", shown());
     const char *score = strstr(out, "Score: ");
     ck_assert_ptr_nonnull(score);
     char without[32];
     snprintf(without, sizeof without, "%.*s", (int)strcspn(score, "\n"), score);
     unsetenv("CUDA_LABS_WITNESS");
     rc = small_grade("lab1", "good");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("speed tests were timed without the grader's timing witness (no stream memory "
         "operations in this driver): as before, by the test's own process alone.");
     HAS(without);
 }
 END_TEST
+
+/* The median the report gives after key, in ms: at least the stage's own
+ * sleep of ms, and (on a machine busy with other tests) less than 25% over. */
+static void median_near(const char *key, double ms)
+{
+    const char *p = strstr(out, key);
+    ck_assert_msg(p != NULL, "output lacks \"%s\":\n%s", key, shown());
+    double got = strtod(p + strlen(key), NULL);
+    ck_assert_msg(got >= ms && got < 1.25 * ms, "%s%.4f ms, expected %.1f ms to %.1f ms", key, got,
+                  ms, 1.25 * ms);
+}
 
 /* Lab 5's host witness times every call of a speed test and checks its
  * output: the report shows each test's calls, and the witness's findings
@@ -302,24 +323,24 @@ START_TEST(lab5_host_witness_times_and_checks)
 {
     SKIP_UNLESS_READY();
     int rc = grade_with(root_small, "lab5", "cheats", "--timings", NULL, NULL, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     HAS("stage 1: hand-off ");
     HAS("stage 1 22 calls, median ");
-    HAS("stage 3 22 calls, median 19.");
+    median_near("stage 3 22 calls, median ", 19.2); /* the stage sleeps 19.2 ms */
     HAS("(some wrong)");
-    HAS("stage 5 11 calls, median 80.");
+    median_near("stage 5 11 calls, median ", 80);
     setenv("CUDA_LABS_WITNESS", "0", 1);
     rc = small_grade("lab5", "cheats");
     unsetenv("CUDA_LABS_WITNESS");
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    ck_assert_msg(!strstr(out, "stage 5 (heavy kernel over streams), speed"), "%s", out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
+    ck_assert_msg(!strstr(out, "stage 5 (heavy kernel over streams), speed"), "%s", shown());
     HAS("Score: 70/80");
     /* A GPU whose registered memory's host pointers are not its own: lab 5 is
      * timed without the witness, to the same marks, and the report says why. */
     setenv("FAKEGPU_NO_HOST_POINTERS", "1", 1);
     rc = small_grade("lab5", "good");
     unsetenv("FAKEGPU_NO_HOST_POINTERS");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("timed without the grader's timing witness (this GPU cannot use the host pointers of "
         "registered memory");
     HAS("Score: 80/80");
@@ -335,7 +356,7 @@ START_TEST(a_threshold_that_follows_the_sm_count)
     SKIP_UNLESS_READY();
     setenv("FAKEGPU_SMS", "32", 1);
     int rc = small_grade("lab2", "good");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("32 SMs, 1 MB L2");
     HAS("lab 2 stage 1: its gain over stage 0 grows with the number of SMs, so on 32 SMs it "
         "needs 2.24x (0.07x per SM; 3.00x on 43 or more)");
@@ -345,7 +366,7 @@ START_TEST(a_threshold_that_follows_the_sm_count)
 
     setenv("FAKEGPU_SMS", "12", 1);
     rc = small_grade("lab2", "good");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("12 SMs are too few to tell it from stage 0 by speed: its speed is reported, not graded "
         "(from 16 SMs up), no points lost");
     HAS("  1  interleaved, divergent             yes                      0     6.7%  -          "
@@ -362,7 +383,7 @@ START_TEST(a_threshold_that_follows_the_sm_count)
     rc = grade_with(root_small, "lab2", "good", "--config", cfg, NULL, NULL);
     unsetenv("FAKEGPU_SMS");
     unlink(cfg);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     ck_assert_ptr_null(strstr(out, "grows with the number of SMs"));
     HAS("4.00x over stage 0 (one block (given)); this stage needs 5.00x.");
 }
@@ -378,7 +399,7 @@ START_TEST(given_stages_from_the_course_copy)
 {
     SKIP_UNLESS_READY();
     int rc = small_grade("lab2", "slowgiven");
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, shown());
     HAS("1.00x over stage 0 (one block (given)); this stage needs 3.00x.");
     ck_assert_ptr_null(strstr(out, "is not built"));
 
@@ -388,7 +409,7 @@ START_TEST(given_stages_from_the_course_copy)
     ck_assert_int_eq(rename(given, off), 0);
     rc = small_grade("lab2", "slowgiven");
     ck_assert_int_eq(rename(off, given), 0);
-    ck_assert_msg(rc != 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc != 0, "exit %d:\n%s", rc, shown());
     HAS("lab 2: the course's copy of its given stages (build/ceilings/lab2-given.so), which the "
         "grader runs in place of yours, is not built: run make lab2");
     HAS("lab2-given.so, the course's copy of lab 2's given stages, is not built: run make lab2");
@@ -564,10 +585,10 @@ START_TEST(speed_verdicts)
     SKIP_UNLESS_READY();
     const speed_case *c = &speed_cases[_i];
     int rc = small_grade(c->lab, c->name);
-    ck_assert_msg(rc == c->rc, "%s %s: exit %d:\n%s", c->lab, c->name, rc, out);
+    ck_assert_msg(rc == c->rc, "%s %s: exit %d:\n%s", c->lab, c->name, rc, shown());
     for (int k = 0; k < 8 && c->has[k]; k++)
         ck_assert_msg(strstr(out, c->has[k]) != NULL, "%s %s: output lacks \"%s\":\n%s", c->lab,
-                      c->name, c->has[k], out);
+                      c->name, c->has[k], shown());
 }
 END_TEST
 
@@ -613,7 +634,7 @@ START_TEST(children_cannot_change_the_course_files)
     }
     int changed = -1;
     int rc = graded_writes("--quick", NULL, NULL, &changed);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("Score: 50/50");
     ck_assert_int_eq(changed, 0);
     ck_assert_ptr_null(strstr(out, "files are not guarded"));
@@ -622,7 +643,7 @@ START_TEST(children_cannot_change_the_course_files)
     setenv("CUDA_LABS_NO_SANDBOX", "1", 1);
     rc = graded_writes("--quick", "--stage", "1", &changed);
     unsetenv("CUDA_LABS_NO_SANDBOX");
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     ck_assert_int_eq(changed, 3);
 }
 END_TEST
@@ -647,14 +668,14 @@ START_TEST(a_hostile_library_reaches_nothing_around_it)
     struct stat sb;
     ck_assert_int_eq(stat(path, &sb), 0);
     unlink(path);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("Score: 50/50");
     ck_assert_msg(sb.st_size == 0, "the library wrote %ld bytes through an inherited descriptor",
                   (long)sb.st_size);
     HAS("      | \\x1b[2J\\x1b[8m## [set-output name=result;]forged\\x0dScore: 999/999");
     ck_assert_msg(strchr(out, '\033') == NULL && strchr(out, '\r') == NULL &&
                       strstr(out, "##[") == NULL,
-                  "raw control bytes or a runner command in:\n%s", out);
+                  "raw control bytes or a runner command in:\n%s", shown());
 }
 END_TEST
 
@@ -679,7 +700,7 @@ static long written_through_200(const char *a1, const char *a2)
     struct stat sb;
     ck_assert_int_eq(stat(path, &sb), 0);
     unlink(path);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     return (long)sb.st_size;
 }
 
@@ -712,7 +733,7 @@ START_TEST(a_driver_that_must_write_files_still_grades)
     int rc = fake_grade("lab1", "good", "--quick", NULL, NULL, NULL);
     unsetenv("FAKEGPU_STARTS_BY_WRITING");
     unlink(must);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("files: NOT guarded: CUDA does not start on this machine under the rules that keep a "
         "submission from writing files (");
     HAS("so they are off for this run");
@@ -740,7 +761,7 @@ START_TEST(a_driver_that_needs_dev_shm_keeps_the_rest)
     int rc = graded_writes("--quick", "--json", json_path, &changed);
     unsetenv("FAKEGPU_STARTS_BY_WRITING");
     unlink(must);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     HAS("files: /dev/shm stays writable: CUDA does not start on this machine without it (");
     HAS("Score: 50/50");
     ck_assert_int_eq(changed, 0);
@@ -762,7 +783,7 @@ START_TEST(a_driver_that_needs_dev_shm_keeps_the_rest)
     fclose(f);
     unlink(json_path);
     text[got] = '\0';
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, shown());
     ck_assert_msg(strstr(text, "unguarded") == NULL, "%s", text);
 }
 END_TEST
