@@ -251,7 +251,7 @@ FAKEGPU_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -
 # The stage libraries: $(FAKEGPU)/lab<N>-<variant>.so from lab<N>.c with
 # -DLAB<N>_<VARIANT>; the ceilings: root/build/ceilings/lab<N>.so from
 # <name>_ceiling.c, <name> being FAKEGPU_CEILING_<N>.
-FAKEGPU_STAGES := 1-good 1-faults 1-crash 1-writes 1-hostile 1-baseslow 2-good 2-faults 2-slowgiven 3-good 3-faults 4-good 4-faults 5-good 5-faults 5-cheats 5-forges 6-good 6-faults 7-good 7-faults
+FAKEGPU_STAGES := 1-good 1-faults 1-crash 1-writes 1-hostile 1-baseslow 2-good 2-faults 2-slowgiven 3-good 3-faults 4-good 4-faults 5-good 5-faults 5-cheats 5-forges 5-records 6-good 6-faults 7-good 7-faults
 FAKEGPU_CEILING_2 := reduce
 FAKEGPU_CEILING_3 := shuffle
 FAKEGPU_CEILING_4 := gemm

@@ -185,6 +185,33 @@ static void stopped(test_record *t, int ck_failed, const char *ck_msg, double ti
     t->state = STATE_FINISHED;
 }
 
+void decide_read_back(test_record *t, int n_sizes, int n_stages, int may_time)
+{
+    if (!may_time) /* its times are not the grader's: none to report */
+        t->timed = 0;
+    t->msg[sizeof t->msg - 1] = '\0';
+    t->kernels[sizeof t->kernels - 1] = '\0';
+    t->missing_technique[sizeof t->missing_technique - 1] = '\0';
+    const char *bad = t->size < -1 || t->size >= n_sizes      ? "size"
+                      : t->base < -1 || t->base >= n_stages   ? "base stage"
+                      : t->phase < PHASE_START || t->phase > PHASE_TIMING ? "phase"
+                      : t->state < STATE_NOT_STARTED || t->state > STATE_FINISHED ? "state"
+                                                                          : NULL;
+    if (!bad)
+        return;
+    t->size = -1;
+    t->base = -1;
+    t->phase = PHASE_START;
+    t->state = STATE_FINISHED;
+    t->timed = 0;
+    t->v = V_REJECTED;
+    snprintf(t->msg, sizeof t->msg,
+             "the test's record came back with a %s the grader never writes: something in your "
+             "library wrote the record through the grader's own write of it. A stage may not "
+             "touch the grader's results",
+             bad);
+}
+
 /* The verdicts the grading child never writes: the parent gives them, from
  * what it sees of the child (TIMEOUT, CRASH, EARLY EXIT), from the GPU before
  * the test (NOT AVAILABLE) or after it (SANITIZER FINDING, TECHNIQUE
@@ -222,8 +249,9 @@ void decide_after_check(test_record *t, int ck_rtype, const char *ck_msg, double
     }
     if (t->state != STATE_FINISHED) /* else the grader's own verdict stands */
         stopped(t, ck_failed, ck_msg, timeout_s, size_text);
-    /* Check saw a pass the grader never recorded: the child left early. */
-    if (!ck_failed && t->v != V_PASS)
+    /* Check saw a pass the grader never recorded: the child left early (a
+     * record found written by something else stays REJECTED). */
+    if (!ck_failed && t->v != V_PASS && t->v != V_REJECTED)
         t->v = V_EARLY_EXIT;
 }
 

@@ -82,6 +82,15 @@ int decide_full_sms(const lab_stage *st);
 void decide_after_check(test_record *t, int ck_rtype, const char *ck_msg, double timeout_s,
                         const char *size_text);
 
+/* A record as its child left it, made safe for the parent to read, before
+ * anything reads it: its texts end inside their arrays, and it has no times
+ * unless may_time (a speed test, or the correctness test of a stage whose
+ * speed is only reported); a size, base stage, phase or state the grader
+ * never writes (the library wrote the record through the grader's own
+ * write) makes it REJECTED, with those fields reset. n_sizes, n_stages:
+ * the lab's. */
+void decide_read_back(test_record *t, int n_sizes, int n_stages, int may_time);
+
 /* A stage this GPU cannot grade: NOT AVAILABLE, no points either way. */
 void decide_not_available(test_record *t, const lab_spec *spec, int stage, const devinfo *dev);
 

@@ -470,6 +470,8 @@ static void merge_result(const grade_run *run, int stage, int kind, TestResult *
 {
     const lab_spec *spec = run->spec;
     test_record *t = &run->res->t[stage][kind];
+    decide_read_back(t, spec->n_sizes, spec->n_stages,
+                     kind == TEST_PERF || spec->stages[stage].points_speed == 0);
     char sz[128] = "";
     if (t->size >= 0)
         spec->size_text(t->size, sz, sizeof sz);

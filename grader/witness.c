@@ -1389,7 +1389,7 @@ verdict witness_judge_check(int stage, const test_record *rec,
     if (w->wrong[stage] > 0) {
         say(msg, n,
             "after this test's own checks, the grader's checking witness (a separate process "
-            "that never loads your code) loaded a fresh random input and called the stage once "
+            "that never loads your code) loaded a fresh input of its own and called the stage once "
             "more at each size, and %d of its %d calls (one a size, and any the audit made "
             "again) gave a wrong output: %s Look for what depends on the data or on the call: "
             "a race, an element read before it is written, or state kept from an earlier call.",

@@ -668,7 +668,7 @@ static long long inputs_as_loaded(const float *x, const float *y, const float *o
         memcpy(&fw, &want, 4);
         out->v = V_INPUT_MODIFIED;
         snprintf(out->msg, sizeof out->msg,
-                 "%s was changed during a timed call, first at %s[%zu]: it held %.7g%s and then "
+                 "%s was changed during the call, first at %s[%zu]: it held %.7g%s and then "
                  "held %.7g. A stage may only read x and y.",
                  names[m], names[m], i, fw, by, now[m][i]);
         return (long long)i;

@@ -328,6 +328,78 @@ START_TEST(after_check_rejects_a_verdict_only_the_parent_gives)
 }
 END_TEST
 
+/* A record read back before the parent reads it: texts ended inside their
+ * arrays; a size, base, phase or state out of what the grader writes is
+ * REJECTED with those fields reset (the parent indexes the lab's tables with
+ * them); an honest record is left as it is. */
+START_TEST(read_back_makes_a_record_safe)
+{
+    test_record t = running(PHASE_RUN);
+    t.state = STATE_FINISHED;
+    t.v = V_WRONG;
+    t.size = 3;
+    t.base = 2;
+    memset(t.msg, 'A', sizeof t.msg);
+    memset(t.kernels, 'k', sizeof t.kernels);
+    memset(t.missing_technique, 'm', sizeof t.missing_technique);
+    decide_read_back(&t, 4, 3, 1);
+    ck_assert_int_eq(t.v, V_WRONG);
+    ck_assert_int_eq(t.size, 3);
+    ck_assert_int_eq(t.base, 2);
+    ck_assert_uint_eq(strlen(t.msg), sizeof t.msg - 1);
+    ck_assert_uint_eq(strlen(t.kernels), sizeof t.kernels - 1);
+    ck_assert_uint_eq(strlen(t.missing_technique), sizeof t.missing_technique - 1);
+    const struct {
+        int size, base, phase, state;
+        const char *what;
+    } bad[] = {
+        {4, -1, PHASE_RUN, STATE_FINISHED, "a size"},
+        {0x20000000, -1, PHASE_RUN, STATE_FINISHED, "a size"},
+        {-2, -1, PHASE_RUN, STATE_FINISHED, "a size"},
+        {0, 3, PHASE_RUN, STATE_FINISHED, "a base stage"},
+        {0, -7, PHASE_RUN, STATE_FINISHED, "a base stage"},
+        {0, -1, PHASE_TIMING + 1, STATE_FINISHED, "a phase"},
+        {0, -1, PHASE_RUN, STATE_FINISHED + 1, "a state"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        test_record u = running(PHASE_RUN);
+        u.state = bad[i].state;
+        u.v = V_PASS;
+        u.size = bad[i].size;
+        u.base = bad[i].base;
+        u.phase = bad[i].phase;
+        u.timed = 1;
+        decide_read_back(&u, 4, 3, 1);
+        ck_assert_int_eq(u.v, V_REJECTED);
+        ck_assert_int_eq(u.state, STATE_FINISHED);
+        ck_assert_int_eq(u.size, -1);
+        ck_assert_int_eq(u.base, -1);
+        ck_assert_int_eq(u.timed, 0);
+        ck_assert_msg(strstr(u.msg, bad[i].what) != NULL, "%zu: %s", i, u.msg);
+        /* and it stays so, whatever Check saw */
+        decide_after_check(&u, CK_PASS, "Passed", 10, "");
+        ck_assert_int_eq(u.v, V_REJECTED);
+    }
+}
+END_TEST
+
+/* Times in a record that may have none (the correctness test of a stage
+ * with speed points) are not the grader's: dropped. */
+START_TEST(read_back_drops_times_a_test_does_not_take)
+{
+    test_record t = running(PHASE_RUN);
+    t.state = STATE_FINISHED;
+    t.v = V_WRONG;
+    t.timed = 1;
+    t.throughput = 2261635;
+    decide_read_back(&t, 4, 3, 1);
+    ck_assert_int_eq(t.timed, 1);
+    decide_read_back(&t, 4, 3, 0);
+    ck_assert_int_eq(t.timed, 0);
+    ck_assert_int_eq(t.v, V_WRONG);
+}
+END_TEST
+
 START_TEST(not_available_names_both_capabilities)
 {
     test_record t;
@@ -471,6 +543,8 @@ Suite *make_decide_suite(void)
     tcase_add_test(tc, speedup_that_follows_the_sm_count);
     tcase_add_test(tc, after_check_keeps_checks_word);
     tcase_add_test(tc, after_check_rejects_a_verdict_only_the_parent_gives);
+    tcase_add_test(tc, read_back_makes_a_record_safe);
+    tcase_add_test(tc, read_back_drops_times_a_test_does_not_take);
     tcase_add_test(tc, not_available_names_both_capabilities);
     tcase_add_test(tc, not_available_above_max_cc);
     tcase_add_test(tc, only_a_pass_is_demoted);

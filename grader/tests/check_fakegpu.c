@@ -541,6 +541,18 @@ static const speed_case speed_cases[] = {
       "- stage 5 (heavy kernel over streams), correctness: WRONG RESULT",
       "is detected). This happened after your library was loaded, and the GPU works without it",
       "Score: 0/80"}},
+    /* Records the parent must read safely: one whose size indexes past the
+     * lab's table is REJECTED (it crashed the parent before), one whose
+     * message runs past its array is cut at its end (the parent appended to
+     * it past the record before, and the next record read UNKNOWN), and
+     * times a correctness test of a stage with speed points does not take
+     * are not shown. */
+    {"lab5", "records", 1,
+     {"- stage 1 (pinned memory, one stream), correctness: REJECTED",
+      "the test's record came back with a size the grader never writes",
+      "  3  zero-copy (mapped memory)          SETUP ERROR              -        -  SKIPPED",
+      "ceiling: everything overlapped (the grader's own three lanes) at 0 GB/s",
+      "Score: 30/80"}},
     /* Lab 6: stage 4, timed at a size of its own against a ceiling of its
      * own alone, passes by 12% of that ceiling. */
     {"lab6", "good", 0,

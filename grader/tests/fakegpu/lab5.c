@@ -26,11 +26,16 @@
  *               checking witness's; stage 3 writes a SETUP ERROR that says
  *               CUDA did not start (the grader's fault, were it true) into
  *               its correctness test's record, which says it came before the
- *               library was loaded. */
+ *               library was loaded;
+ *   LAB5_RECORDS records the grader's parent must read safely: stage 1's
+ *               correctness record says WRONG RESULT at size 2^29 (an index
+ *               into the lab's table of sizes), stage 3's a SETUP ERROR
+ *               whose message runs on past its array into the fields after
+ *               it, which the parent appends to. */
 #include <stddef.h>
 #include <string.h>
 
-#if defined(LAB5_CHEATS) || defined(LAB5_FORGES)
+#if defined(LAB5_CHEATS) || defined(LAB5_FORGES) || defined(LAB5_RECORDS)
 #include "../adversarial/results_fd.h"
 #endif
 
@@ -56,6 +61,26 @@ __attribute__((constructor)) static void forge_speed_test(void)
 }
 #endif
 
+#if defined(LAB5_RECORDS)
+/* Writes a record of verdict v at size into the correctness test of stage,
+ * its message and the fields after it up to base filled with 'A' when long,
+ * and leaves with a failing exit code. */
+static void forge_raw(int stage, verdict v, int size, int long_msg)
+{
+    uintptr_t stub = forge_grader_symbol("results_pwrite_stub");
+    int fd = forge_find_results_fd();
+    test_record rec;
+    long off = forge_record(&rec, stage, TEST_CORRECT);
+    rec.v = v;
+    rec.size = size;
+    if (long_msg)
+        memset(rec.msg, 'A', offsetof(test_record, base) - offsetof(test_record, msg));
+    if (stub && fd >= 0 &&
+        ((forge_stub_fn *)stub)(fd, &rec, sizeof rec, off) == (long)sizeof rec)
+        _exit(1);
+}
+#endif
+
 static lab_status setup(int stage, const streams_job *job, void **state)
 {
     (void)job;
@@ -77,6 +102,12 @@ static lab_status run(int stage, const streams_job *job)
         a = 2.0f;
     if (stage == 3 && job->chunks > 1)
         n -= n / (size_t)job->chunks;
+#endif
+#if defined(LAB5_RECORDS)
+    if (stage == 1 && forge_running_is(1, TEST_CORRECT))
+        forge_raw(1, V_WRONG, 1 << 29, 0);
+    if (stage == 3 && forge_running_is(3, TEST_CORRECT))
+        forge_raw(3, V_SETUP_ERROR, 0, 1);
 #endif
 #if defined(LAB5_FORGES)
     if (stage == 1 && n == 1000) {
