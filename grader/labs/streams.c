@@ -949,6 +949,7 @@ static int wit_start(int stage, int size, uint64_t seed, long param, char *why, 
     wit.per = (wit.n + wit.chunks - 1) / wit.chunks;
     wit.h = &cache[size];
     if (!wit.h->made || wit.h->seed != seed) { /* made in this process, as the child does */
+        host_data_free(&wit.own); /* a checking witness's, of the size before */
         if (host_data_make(&wit.own, size, seed) != 0) {
             snprintf(why, n, "no host memory for the inputs (3 x %zu MiB)",
                      wit.n * sizeof(float) >> 20);
