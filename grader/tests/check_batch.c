@@ -193,8 +193,9 @@ END_TEST
 /* A fake grader behaves as the first line of the student's file says, so each
  * fault on the grader's side can be shown without a GPU: it crashes, hangs,
  * writes no results, or cannot load its reference library (a SETUP ERROR of
- * the grader's); a missing stage function is a SETUP ERROR of the student's
- * and is graded. */
+ * the grader's); a SETUP ERROR of the student's is graded; and the real
+ * grader's refusals before grading (a stage function missing, a library
+ * REJECTED) are the student's 0, as a failed build is. */
 static const char fake_grade[] =
     "#!/bin/sh\n"
     "json=\n"
@@ -211,6 +212,15 @@ static const char fake_grade[] =
     "  *hidesgpu*) v='SETUP ERROR' score=0 code=1 fault=submission\n"
     "     m='could not allocate the input buffer: cudaErrorMemoryAllocation (out of memory). "
     "This happened after your library was loaded' ;;\n"
+    "  *nofunc*) echo 'grade: /w/build/lab2.so has no function reduce_interleaved() (stage 1). "
+    "It is declared in labs/2-reduce/reduce.h: was it renamed, made static, or not compiled as "
+    "extern \"C\"? Rebuild with `make lab2`.' >&2; exit 1 ;;\n"
+    "  *prerejected*) printf 'grade: /w/build/lab2.so is REJECTED: it calls cublasSgemm, from "
+    "cuBLAS, which this lab has you write.\\nNothing was graded.\\n'; exit 1 ;;\n"
+    "  *wronglib*) exec \"$CUDA_LABS_REAL_GRADE\" lab1 --lib \"$CUDA_LABS_OTHER_LIB\" --json "
+    "\"$json\" ;;\n"
+    "  *indented*) echo '      | grade: /w/build/lab2.so has no function f() (stage 1).'; "
+    "exit 1 ;;\n"
     "  *tamper*) echo '# changed' >> \"$CUDA_LABS_COURSE_FILE\"; v=FAIL score=30 code=1 "
     "fault=submission m='a stage that wrote a course file' ;;\n"
     "  *unguarded*) exec \"$CUDA_LABS_REAL_GRADE\" --from \"$CUDA_LABS_FIXTURE3\" --json \"$json\" ;;\n"
@@ -251,8 +261,9 @@ START_TEST(batch_books_grader_faults)
 {
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *kinds[] = {"crash", "killed", "hang", "silent",    "ceiling", "renamed",
-                           "hidesgpu", "odd", "real", "realfault"};
+    const char *kinds[] = {"crash",   "killed", "hang",      "silent",    "ceiling",
+                           "renamed", "hidesgpu", "odd",     "real",      "realfault",
+                           "nofunc",  "prerejected", "indented", "wronglib"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         fake_submission(dir, kinds[i], kinds[i]);
     char grade[400];
@@ -288,6 +299,11 @@ START_TEST(batch_books_grader_faults)
     ck_assert_ptr_nonnull(realpath(grade_path(), real));
     setenv("CUDA_LABS_REAL_GRADE", real, 1);
     setenv("CUDA_LABS_FIXTURE", fixture, 1);
+    /* "wronglib": the real grader given lab 2's library as lab 1's, which
+     * it refuses before grading, in its own words. */
+    char other[4096];
+    ck_assert_ptr_nonnull(realpath("build/lab2.so", other));
+    setenv("CUDA_LABS_OTHER_LIB", other, 1);
     int rc = run_batch(dir, 2, 1, grade, "10", NULL);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     static char book[8192];
@@ -305,8 +321,18 @@ START_TEST(batch_books_grader_faults)
     BOOK_HAS(book, "realfault,lab2,,,\"not graded: SETUP ERROR on the grader's side: could not "
                    "start CUDA: cudaErrorNoDevice (no \\\"\"CUDA-capable\\\"\" device)\"\n");
     BOOK_HAS(book, "real,lab2,40,70,some tests failed\n");
+    /* The real grader's refusals before grading, a missing stage function or
+     * a REJECTED library, are the submission's, like a failed build: 0. A
+     * stage's output, which the grader shows indented, is not a refusal. */
+    BOOK_HAS(book, "nofunc,lab2,0,,refused before grading: the library has no function "
+                   "reduce_interleaved() (stage 1)\n");
+    BOOK_HAS(book, "prerejected,lab2,0,,\"refused before grading: REJECTED: it calls "
+                   "cublasSgemm, from cuBLAS, which this lab has you write.\"\n");
+    BOOK_HAS(book, "indented,lab2,,,not graded: the grader wrote no results (exit 1)\n");
+    BOOK_HAS(book, "wronglib,lab2,0,,refused before grading: the library has no function "
+                   "transpose_copy() (stage 0)\n");
     /* One line at the end, each reason once. */
-    HAS("batch: 7 of 10 students not graded because of a fault on the grader's side");
+    HAS("batch: 8 of 14 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
     ck_assert_int_eq(remove_tree(dir), 0);
