@@ -217,8 +217,16 @@ static const char fake_grade[] =
     "extern \"C\"? Rebuild with `make lab2`.' >&2; exit 1 ;;\n"
     "  *prerejected*) printf 'grade: /w/build/lab2.so is REJECTED: it calls cublasSgemm, from "
     "cuBLAS, which this lab has you write.\\nNothing was graded.\\n'; exit 1 ;;\n"
-    "  *wronglib*) exec \"$CUDA_LABS_REAL_GRADE\" lab1 --lib \"$CUDA_LABS_OTHER_LIB\" --json "
+    "  *wronglib*) exec \"$CUDA_LABS_REAL_GRADE\" lab2 --lib \"$CUDA_LABS_OTHER_LIB\" --json "
     "\"$json\" ;;\n"
+    "  *ghostfunc*) echo 'grade: /w/build/lab2.so has no function reduce_imaginary() (stage 1). "
+    "Rebuild with `make lab2`.' >&2; exit 1 ;;\n"
+    "  *latestage*) echo 'grade: /w/build/lab2.so has no function reduce_many() (stage 7). "
+    "Rebuild with `make lab2`.' >&2; exit 1 ;;\n"
+    "  *ctrlbytes*) printf 'grade: /w/build/lab2.so is REJECTED: it calls cu\\015da\\033[2J\\377X(), "
+    "from the driver, \\042quoted\\042.\\nNothing was graded.\\n'; exit 1 ;;\n"
+    "  *afterheader*) printf 'CUDA Labs grader\\ngrade: /w/build/lab2.so has no function "
+    "reduce_interleaved() (stage 1).\\n'; exit 1 ;;\n"
     "  *indented*) echo '      | grade: /w/build/lab2.so has no function f() (stage 1).'; "
     "exit 1 ;;\n"
     "  *tamper*) echo '# changed' >> \"$CUDA_LABS_COURSE_FILE\"; v=FAIL score=30 code=1 "
@@ -299,10 +307,10 @@ START_TEST(batch_books_grader_faults)
     ck_assert_ptr_nonnull(realpath(grade_path(), real));
     setenv("CUDA_LABS_REAL_GRADE", real, 1);
     setenv("CUDA_LABS_FIXTURE", fixture, 1);
-    /* "wronglib": the real grader given lab 2's library as lab 1's, which
+    /* "wronglib": the real grader given lab 1's library as lab 2's, which
      * it refuses before grading, in its own words. */
     char other[4096];
-    ck_assert_ptr_nonnull(realpath("build/lab2.so", other));
+    ck_assert_ptr_nonnull(realpath("build/lab1.so", other));
     setenv("CUDA_LABS_OTHER_LIB", other, 1);
     int rc = run_batch(dir, 2, 1, grade, "10", NULL);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
@@ -330,11 +338,48 @@ START_TEST(batch_books_grader_faults)
                    "cublasSgemm, from cuBLAS, which this lab has you write.\"\n");
     BOOK_HAS(book, "indented,lab2,,,not graded: the grader wrote no results (exit 1)\n");
     BOOK_HAS(book, "wronglib,lab2,0,,refused before grading: the library has no function "
-                   "transpose_copy() (stage 0)\n");
+                   "reduce_one_block() (stage 0)\n");
     /* One line at the end, each reason once. */
     HAS("batch: 8 of 14 students not graded because of a fault on the grader's side");
     char *last = strstr(out, "not graded because of");
     ck_assert_ptr_null(strstr(last + 1, "not graded because of"));
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* Whose a refusal before grading is: the student's 0 when the function is
+ * in the lab's header (also with control bytes and invalid UTF-8 in the
+ * message, which become '?', and a quote, which the CSV escapes); the
+ * grader's when the header does not declare it (a grader built from other
+ * sources) or its stage is not one --stage grades, or when the line came
+ * after the grader's header (student code may have run by then). */
+START_TEST(batch_books_refusals)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *kinds[] = {"nofunc", "ghostfunc", "latestage", "ctrlbytes", "afterheader"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        fake_submission(dir, kinds[i], kinds[i]);
+    char grade[400];
+    write_fake_grade(dir, grade, sizeof grade);
+    int rc = run_batch(dir, 2, 1, grade, "10", "1,2");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    static char book[8192];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "nofunc,lab2,0,,refused before grading: the library has no function "
+                   "reduce_interleaved() (stage 1)\n");
+    BOOK_HAS(book, "ghostfunc,lab2,,,\"not graded: the grader wants reduce_imaginary() (stage "
+                   "1), which the lab's committed header does not declare: it was built from other "
+                   "sources than the students' trees (commit the course's changes, or grade from "
+                   "a clean checkout)\"\n");
+    BOOK_HAS(book, "latestage,lab2,,,\"not graded: the library has no function reduce_many() "
+                   "(stage 7), a stage --stage 1,2 does not grade, and ./grade checks every "
+                   "stage's function: ask for it back (the skeleton's stub will do), or grade "
+                   "without --stage\"\n");
+    BOOK_HAS(book, "ctrlbytes,lab2,0,,\"refused before grading: REJECTED: it calls cu?da?[2J?X(), "
+                   "from the driver, \"\"quoted\"\".\"\n");
+    BOOK_HAS(book, "afterheader,lab2,,,not graded: the grader wrote no results (exit 1)\n");
+    HAS("batch: 3 of 5 students not graded because of a fault on the grader's side");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -506,6 +551,7 @@ Suite *make_batch_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, batch_without_gpu, 0, labs_of(0, specs));
     tcase_add_test(tc, batch_books_grader_faults);
+    tcase_add_test(tc, batch_books_refusals);
     tcase_add_test(tc, batch_stops_when_course_files_change);
     tcase_add_test(tc, batch_marks_runs_with_the_sandbox_off);
     tcase_add_test(tc, slurm_array);
