@@ -225,6 +225,8 @@ static const char fake_grade[] =
     "Rebuild with `make lab2`.' >&2; exit 1 ;;\n"
     "  *ctrlbytes*) printf 'grade: /w/build/lab2.so is REJECTED: it calls cu\\015da\\033[2J\\377X(), "
     "from the driver, \\042quoted\\042.\\nNothing was graded.\\n'; exit 1 ;;\n"
+    "  *mixedup*) printf 'grade: /w/build/lab2.so is REJECTED: it calls cudaMallocZ has no "
+    "function reduce_imaginary() (stage 1)().\\nNothing was graded.\\n'; exit 1 ;;\n"
     "  *afterheader*) printf 'CUDA Labs grader\\ngrade: /w/build/lab2.so has no function "
     "reduce_interleaved() (stage 1).\\n'; exit 1 ;;\n"
     "  *indented*) echo '      | grade: /w/build/lab2.so has no function f() (stage 1).'; "
@@ -352,12 +354,14 @@ END_TEST
  * message, which become '?', and a quote, which the CSV escapes); the
  * grader's when the header does not declare it (a grader built from other
  * sources) or its stage is not one --stage grades, or when the line came
- * after the grader's header (student code may have run by then). */
+ * after the grader's header (student code may have run by then). Which of
+ * the two texts comes first after the path decides. */
 START_TEST(batch_books_refusals)
 {
     char dir[] = "/tmp/cudalabs-batchXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *kinds[] = {"nofunc", "ghostfunc", "latestage", "ctrlbytes", "afterheader"};
+    const char *kinds[] = {"nofunc", "ghostfunc", "latestage", "ctrlbytes", "afterheader",
+                           "mixedup"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         fake_submission(dir, kinds[i], kinds[i]);
     char grade[400];
@@ -379,7 +383,11 @@ START_TEST(batch_books_refusals)
     BOOK_HAS(book, "ctrlbytes,lab2,0,,\"refused before grading: REJECTED: it calls cu?da?[2J?X(), "
                    "from the driver, \"\"quoted\"\".\"\n");
     BOOK_HAS(book, "afterheader,lab2,,,not graded: the grader wrote no results (exit 1)\n");
-    HAS("batch: 3 of 5 students not graded because of a fault on the grader's side");
+    /* A symbol name in a REJECTED message that reads like a missing function
+     * (here, one the header does not declare) is still the REJECTED. */
+    BOOK_HAS(book, "mixedup,lab2,0,,refused before grading: REJECTED: it calls cudaMallocZ has no "
+                   "function reduce_imaginary() (stage 1)().\n");
+    HAS("batch: 3 of 6 students not graded because of a fault on the grader's side");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
