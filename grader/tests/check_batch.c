@@ -373,9 +373,9 @@ START_TEST(batch_books_refusals)
     BOOK_HAS(book, "nofunc,lab2,0,,refused before grading: the library has no function "
                    "reduce_interleaved() (stage 1)\n");
     BOOK_HAS(book, "ghostfunc,lab2,,,\"not graded: the grader wants reduce_imaginary() (stage "
-                   "1), which the lab's committed header does not declare: it was built from other "
-                   "sources than the students' trees (commit the course's changes, or grade from "
-                   "a clean checkout)\"\n");
+                   "1), which the lab's header in the students' trees does not declare: it was "
+                   "built from other sources than this checkout's (GRADE= names another grader?): "
+                   "grade with the one this checkout builds\"\n");
     BOOK_HAS(book, "latestage,lab2,,,\"not graded: the library has no function reduce_many() "
                    "(stage 7), a stage --stage 1,2 does not grade, and ./grade checks every "
                    "stage's function: ask for it back (the skeleton's stub will do), or grade "
@@ -388,6 +388,85 @@ START_TEST(batch_books_refusals)
     BOOK_HAS(book, "mixedup,lab2,0,,refused before grading: REJECTED: it calls cudaMallocZ has no "
                    "function reduce_imaginary() (stage 1)().\n");
     HAS("batch: 3 of 6 students not graded because of a fault on the grader's side");
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* A small course of its own (this batch script, a Makefile, lab 2's files)
+ * in a git checkout with changes not yet committed: a header edited, a file
+ * deleted, a file with a space in its name, an untracked note. Its grader,
+ * built from the checkout, wants to find in the student's tree the header
+ * it was built from, every tracked file, and no untracked one: the student
+ * is graded in the course's files as they are now, so an instructor's
+ * uncommitted change cannot set the grader against the students' trees. */
+static const char course_makefile[] =
+    "grade: labs/2-reduce/reduce.h grader/mkgrade\n"
+    "\tsh grader/mkgrade\n"
+    "build/ceilings/devcheck.so:\n"
+    "\tmkdir -p build/ceilings && echo dev > $@\n"
+    "build/lab2.so: labs/2-reduce/reduce.cu\n"
+    "\tmkdir -p build && cp labs/2-reduce/reduce.cu $@\n";
+static const char course_mkgrade[] =
+    "h=$(cksum < labs/2-reduce/reduce.h)\n"
+    "{ echo '#!/bin/sh'; echo \"want='$h'\"; cat grader/grade.in; } > grade && chmod +x grade\n";
+static const char course_grade_in[] =
+    "here=$(dirname \"$0\")\n"
+    "while [ $# -gt 0 ]; do [ \"$1\" = --json ] && json=$2; shift; done\n"
+    "[ \"$(cksum < \"$here/labs/2-reduce/reduce.h\")\" = \"$want\" ] || "
+    "{ echo 'grade: the header is not the one I was built from'; exit 1; }\n"
+    "[ -f \"$here/labs/2-reduce/data file.txt\" ] || { echo 'grade: a tracked file is missing'; "
+    "exit 1; }\n"
+    "[ ! -e \"$here/notes.txt\" ] || { echo 'grade: an untracked file came along'; exit 1; }\n"
+    "printf '{\"labs\": [],\\n \"score\": 7, \"max_score\": 7}\\n' > \"$json\"\n";
+
+static void write_course_file(const char *dir, const char *name, const char *text)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/course/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputs(text, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(batch_grades_in_the_checkouts_files)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "set -e; mkdir -p %s/course/grader %s/course/labs/2-reduce %s/subs/amy && "
+             "cp grader/batch %s/course/grader/ && echo '// student' > %s/subs/amy/reduce.cu",
+             dir, dir, dir, dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    write_course_file(dir, "Makefile", course_makefile);
+    write_course_file(dir, "grader/mkgrade", course_mkgrade);
+    write_course_file(dir, "grader/grade.in", course_grade_in);
+    write_course_file(dir, "labs/2-reduce/reduce.h", "int reduce_one_block(void);\n");
+    write_course_file(dir, "labs/2-reduce/reduce.cu", "// skeleton\n");
+    write_course_file(dir, "labs/2-reduce/data file.txt", "data\n");
+    write_course_file(dir, "labs/2-reduce/old.txt", "old\n");
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s/course && git init -q . && git add -A && "
+             "git -c user.name=t -c user.email=t@example.org commit -q -m course && "
+             "echo 'int reduce_two(void);' >> labs/2-reduce/reduce.h && rm labs/2-reduce/old.txt "
+             "&& echo mine > notes.txt",
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char batch[300], subs[300], res[300];
+    snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(res, sizeof res, "%s/results", dir);
+    char *argv[] = {batch, "--lab", "2", "--out", res, "--seed", "0x5", subs, NULL};
+    const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "GRADE=", NULL};
+    int rc = run_command(argv, env, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: the course's files differ from its last commit (labs/2-reduce/old.txt "
+        "labs/2-reduce/reduce.h): the grader is built from them as they are now, and every "
+        "student is graded in a copy of them as they are now");
+    static char book[4096];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -560,6 +639,7 @@ Suite *make_batch_suite(void)
     tcase_add_loop_test(tc, batch_without_gpu, 0, labs_of(0, specs));
     tcase_add_test(tc, batch_books_grader_faults);
     tcase_add_test(tc, batch_books_refusals);
+    tcase_add_test(tc, batch_grades_in_the_checkouts_files);
     tcase_add_test(tc, batch_stops_when_course_files_change);
     tcase_add_test(tc, batch_marks_runs_with_the_sandbox_off);
     tcase_add_test(tc, slurm_array);
