@@ -398,7 +398,9 @@ END_TEST
  * built from the checkout, wants to find in the student's tree the header
  * it was built from, every tracked file, and no untracked one: the student
  * is graded in the course's files as they are now, so an instructor's
- * uncommitted change cannot set the grader against the students' trees. */
+ * uncommitted change cannot set the grader against the students' trees.
+ * A student whose grading writes one of those files (here the Makefile) is
+ * the last one graded. */
 static const char course_makefile[] =
     "grade: labs/2-reduce/reduce.h grader/mkgrade\n"
     "\tsh grader/mkgrade\n"
@@ -411,6 +413,8 @@ static const char course_mkgrade[] =
     "{ echo '#!/bin/sh'; echo \"want='$h'\"; cat grader/grade.in; } > grade && chmod +x grade\n";
 static const char course_grade_in[] =
     "here=$(dirname \"$0\")\n"
+    "set -- $(head -n 1 \"$here/labs/2-reduce/reduce.cu\") \"$@\"\n"
+    "[ \"$2\" != tamper ] || echo 'all: ; true' >> \"$3\"\n"
     "while [ $# -gt 0 ]; do [ \"$1\" = --json ] && json=$2; shift; done\n"
     "[ \"$(cksum < \"$here/labs/2-reduce/reduce.h\")\" = \"$want\" ] || "
     "{ echo 'grade: the header is not the one I was built from'; exit 1; }\n"
@@ -435,8 +439,10 @@ START_TEST(batch_grades_in_the_checkouts_files)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "set -e; mkdir -p %s/course/grader %s/course/labs/2-reduce %s/subs/amy && "
-             "cp grader/batch %s/course/grader/ && echo '// student' > %s/subs/amy/reduce.cu",
+             "set -e; mkdir -p %s/course/grader %s/course/labs/2-reduce && cp grader/batch "
+             "%s/course/grader/ && cd %s && mkdir -p subs/amy subs/bea subs/cat && "
+             "echo '// student' > subs/amy/reduce.cu && echo '// student' > subs/cat/reduce.cu && "
+             "echo '// tamper %s/course/Makefile' > subs/bea/reduce.cu",
              dir, dir, dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
     write_course_file(dir, "Makefile", course_makefile);
@@ -460,13 +466,19 @@ START_TEST(batch_grades_in_the_checkouts_files)
     char *argv[] = {batch, "--lab", "2", "--out", res, "--seed", "0x5", subs, NULL};
     const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "GRADE=", NULL};
     int rc = run_command(argv, env, out, sizeof out);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     HAS("batch: the course's files differ from its last commit (labs/2-reduce/old.txt "
         "labs/2-reduce/reduce.h): the grader is built from them as they are now, and every "
         "student is graded in a copy of them as they are now");
     static char book[4096];
     read_book(dir, book, sizeof book);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    /* bea's grading wrote the course's Makefile, which the students after
+     * her would be built with: none of them is graded. */
+    BOOK_HAS(book, "bea,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "cat,lab2,,,\"not graded: the course's files (Makefile) changed during the "
+                   "batch, after bea was graded: a submission may have written them. Rebuild "
+                   "them and grade the rest again\"\n");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
