@@ -392,36 +392,43 @@ START_TEST(batch_books_refusals)
 }
 END_TEST
 
-/* A small course of its own (this batch script, a Makefile, lab 2's files)
- * in a git checkout with changes not yet committed: a header edited, a file
- * deleted, a file with a space in its name, an untracked note. Its grader,
- * built from the checkout, wants to find in the student's tree the header
- * it was built from, every tracked file, and no untracked one: the student
- * is graded in the course's files as they are now, so an instructor's
- * uncommitted change cannot set the grader against the students' trees.
- * A student whose grading writes one of those files (here the Makefile) is
- * the last one graded. */
+/* A small course of its own (this batch script, a Makefile, lab 2's files).
+ * Its grader, built from the course's folder, wants to find in the
+ * student's tree the header it was built from, the file with a space in its
+ * name, no results folder, and no untracked file (unless the course is not a
+ * git checkout: .not-git). A first line "// tamper MAKEFILE TOP MARKER" in
+ * the student's file makes its grading append to the course's Makefile and
+ * set an fsmonitor hook in the checkout at TOP that would touch MARKER;
+ * "// rmtmp" makes it remove the batch's $TMPDIR. */
 static const char course_makefile[] =
     "grade: labs/2-reduce/reduce.h grader/mkgrade\n"
     "\tsh grader/mkgrade\n"
     "build/ceilings/devcheck.so:\n"
     "\tmkdir -p build/ceilings && echo dev > $@\n"
     "build/lab2.so: labs/2-reduce/reduce.cu\n"
-    "\tmkdir -p build && cp labs/2-reduce/reduce.cu $@\n";
+    "\tmkdir -p build && grep -q -v broken labs/2-reduce/reduce.cu && cp labs/2-reduce/reduce.cu $@\n";
 static const char course_mkgrade[] =
     "h=$(cksum < labs/2-reduce/reduce.h)\n"
     "{ echo '#!/bin/sh'; echo \"want='$h'\"; cat grader/grade.in; } > grade && chmod +x grade\n";
 static const char course_grade_in[] =
     "here=$(dirname \"$0\")\n"
     "set -- $(head -n 1 \"$here/labs/2-reduce/reduce.cu\") \"$@\"\n"
-    "[ \"$2\" != tamper ] || echo 'all: ; true' >> \"$3\"\n"
+    "if [ \"$2\" = tamper ]; then\n"
+    "  echo 'all: ; true' >> \"$3\"\n"
+    "  printf '#!/bin/sh\\ntouch %s\\n' \"$5\" > \"$4/.git/fsm\" && chmod +x \"$4/.git/fsm\"\n"
+    "  git -C \"$4\" config core.fsmonitor \"$4/.git/fsm\"\n"
+    "fi\n"
+    "rmtmp=$2\n"
     "while [ $# -gt 0 ]; do [ \"$1\" = --json ] && json=$2; shift; done\n"
     "[ \"$(cksum < \"$here/labs/2-reduce/reduce.h\")\" = \"$want\" ] || "
     "{ echo 'grade: the header is not the one I was built from'; exit 1; }\n"
-    "[ -f \"$here/labs/2-reduce/data file.txt\" ] || { echo 'grade: a tracked file is missing'; "
+    "[ -f \"$here/labs/2-reduce/data file.txt\" ] || { echo 'grade: a course file is missing'; "
     "exit 1; }\n"
-    "[ ! -e \"$here/notes.txt\" ] || { echo 'grade: an untracked file came along'; exit 1; }\n"
-    "printf '{\"labs\": [],\\n \"score\": 7, \"max_score\": 7}\\n' > \"$json\"\n";
+    "[ ! -e \"$here/notes.txt\" ] || [ -e \"$here/.not-git\" ] || "
+    "{ echo 'grade: an untracked file came along'; exit 1; }\n"
+    "[ ! -e \"$here/results\" ] || { echo 'grade: the results came along'; exit 1; }\n"
+    "printf '{\"labs\": [],\\n \"score\": 7, \"max_score\": 7}\\n' > \"$json\"\n"
+    "[ \"$rmtmp\" != rmtmp ] || rm -rf \"$TMPDIR\"\n";
 
 static void write_course_file(const char *dir, const char *name, const char *text)
 {
@@ -433,18 +440,22 @@ static void write_course_file(const char *dir, const char *name, const char *tex
     ck_assert_int_eq(fclose(f), 0);
 }
 
-START_TEST(batch_grades_in_the_checkouts_files)
+/* DIR/course (committed to a git checkout of its own when in_git) and the
+ * submissions DIR/subs/NAME/reduce.cu, NAME:FIRST-LINE each. */
+static void make_course(const char *dir, int in_git, const char *const *subs, int n_subs)
 {
-    char dir[] = "/tmp/cudalabs-batchXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "set -e; mkdir -p %s/course/grader %s/course/labs/2-reduce && cp grader/batch "
-             "%s/course/grader/ && cd %s && mkdir -p subs/amy subs/bea subs/cat && "
-             "echo '// student' > subs/amy/reduce.cu && echo '// student' > subs/cat/reduce.cu && "
-             "echo '// tamper %s/course/Makefile' > subs/bea/reduce.cu",
-             dir, dir, dir, dir, dir);
+             "set -e; mkdir -p %s/course/grader %s/course/labs/2-reduce %s/subs && cp grader/batch "
+             "%s/course/grader/",
+             dir, dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
+    for (int i = 0; i < n_subs; i++) {
+        const char *colon = strchr(subs[i], ':');
+        snprintf(cmd, sizeof cmd, "set -e; cd %s/subs && mkdir %.*s && echo '%s' > %.*s/reduce.cu",
+                 dir, (int)(colon - subs[i]), subs[i], colon + 1, (int)(colon - subs[i]), subs[i]);
+        ck_assert_int_eq(system(cmd), 0);
+    }
     write_course_file(dir, "Makefile", course_makefile);
     write_course_file(dir, "grader/mkgrade", course_mkgrade);
     write_course_file(dir, "grader/grade.in", course_grade_in);
@@ -452,24 +463,71 @@ START_TEST(batch_grades_in_the_checkouts_files)
     write_course_file(dir, "labs/2-reduce/reduce.cu", "// skeleton\n");
     write_course_file(dir, "labs/2-reduce/data file.txt", "data\n");
     write_course_file(dir, "labs/2-reduce/old.txt", "old\n");
-    snprintf(cmd, sizeof cmd,
-             "set -e; cd %s/course && git init -q . && git add -A && "
-             "git -c user.name=t -c user.email=t@example.org commit -q -m course && "
-             "echo 'int reduce_two(void);' >> labs/2-reduce/reduce.h && rm labs/2-reduce/old.txt "
-             "&& echo mine > notes.txt",
-             dir);
-    ck_assert_int_eq(system(cmd), 0);
-    char batch[300], subs[300], res[300];
+    write_course_file(dir, ".gitignore", "/build/\n/grade\n");
+    if (in_git) {
+        snprintf(cmd, sizeof cmd,
+                 "set -e; cd %s/course && git init -q . && git add -A && "
+                 "git -c user.name=t -c user.email=t@example.org commit -q -m course",
+                 dir);
+        ck_assert_int_eq(system(cmd), 0);
+    } else {
+        write_course_file(dir, ".not-git", "");
+    }
+}
+
+/* DIR/course/grader/batch --lab 2 --out OUT [--only K] over DIR/subs. */
+static int run_course_batch(const char *dir, const char *results, const char *only)
+{
+    char batch[300], subs[300];
     snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
     snprintf(subs, sizeof subs, "%s/subs", dir);
-    snprintf(res, sizeof res, "%s/results", dir);
-    char *argv[] = {batch, "--lab", "2", "--out", res, "--seed", "0x5", subs, NULL};
+    char *argv[12] = {batch, "--lab", "2", "--out", (char *)results, "--seed", "0x5"};
+    int n = 7;
+    if (only) {
+        argv[n++] = "--only";
+        argv[n++] = (char *)only;
+    }
+    argv[n++] = subs;
+    argv[n] = NULL;
     const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "GRADE=", NULL};
-    int rc = run_command(argv, env, out, sizeof out);
+    return run_command(argv, env, out, sizeof out);
+}
+
+/* In a git checkout with changes not yet committed (a header edited, a file
+ * deleted, untracked files), every student is graded in the course's
+ * tracked files as they are now, so an instructor's uncommitted change
+ * cannot set the grader against the students' trees, and the batch names
+ * what it leaves out. A student whose grading writes one of those files
+ * (the Makefile) is the last one graded, in this batch and in a later task
+ * of the same batch (--only), and the fsmonitor hook that grading set in the
+ * checkout never runs. */
+START_TEST(batch_grades_in_the_checkouts_files)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char tamper[600];
+    snprintf(tamper, sizeof tamper, "bea:// tamper %s/course/Makefile %s/course %s/hook-ran", dir,
+             dir, dir);
+    const char *subs[] = {"amy:// student", tamper, "cat:// student"};
+    make_course(dir, 1, subs, 3);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s/course && echo 'int reduce_two(void);' >> labs/2-reduce/reduce.h && "
+             "rm labs/2-reduce/old.txt && echo mine > notes.txt && echo x > labs/2-reduce/extra.h",
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char res[300], hook[300];
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(hook, sizeof hook, "%s/hook-ran", dir);
+    int rc = run_course_batch(dir, res, NULL);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     HAS("batch: the course's files differ from its last commit (labs/2-reduce/old.txt "
         "labs/2-reduce/reduce.h): the grader is built from them as they are now, and every "
         "student is graded in a copy of them as they are now");
+    HAS("batch: tracked by git but not in this checkout (deleted, or outside a sparse checkout), "
+        "so not in the students' trees: labs/2-reduce/old.txt\n");
+    HAS("batch: not tracked by git, so not in the students' trees: labs/2-reduce/extra.h "
+        "notes.txt (git add any the lab needs)\n");
     static char book[4096];
     read_book(dir, book, sizeof book);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
@@ -479,9 +537,134 @@ START_TEST(batch_grades_in_the_checkouts_files)
     BOOK_HAS(book, "cat,lab2,,,\"not graded: the course's files (Makefile) changed during the "
                    "batch, after bea was graded: a submission may have written them. Rebuild "
                    "them and grade the rest again\"\n");
+    /* A later task of the batch, as a Slurm array runs it, after bea's. */
+    rc = run_course_batch(dir, res, "2");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    read_book(dir, book, sizeof book);
+    char line[1024];
+    snprintf(line, sizeof line,
+             "not graded: the course's files (Makefile) differ from what the batch's first task "
+             "found (%s/course.sums): a submission graded in an earlier task may have written "
+             "them. If you changed them yourself, remove %s/course.sums and grade every student "
+             "again\n",
+             res, res);
+    HAS(line);
+    ck_assert_msg(access(hook, F_OK) != 0, "the fsmonitor hook ran:\n%s", out);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
+
+/* When the lab's own skeleton does not build in a student's tree (here its
+ * rule needs a file git does not track), no failed build is the student's:
+ * they are "not graded". */
+START_TEST(batch_books_a_course_that_does_not_build)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *subs[] = {"amy:// broken", "bob:// broken"};
+    make_course(dir, 1, subs, 2);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s/course && echo x > labs/2-reduce/util.h && "
+             "sed -i 's|^build/lab2.so: labs/2-reduce/reduce.cu|& labs/2-reduce/util.h|; "
+             "s|&& cp labs|\\&\\& cp labs/2-reduce/util.h build/ \\&\\& cp labs|' Makefile && "
+             "git -c user.name=t -c user.email=t@example.org commit -q -m util Makefile",
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char res[300];
+    snprintf(res, sizeof res, "%s/results", dir);
+    int rc = run_course_batch(dir, res, NULL);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    static char book[4096];
+    read_book(dir, book, sizeof book);
+    char line[1024];
+    snprintf(line, sizeof line,
+             "amy,lab2,,,not graded: the course's own labs/2-reduce/reduce.cu does not build in "
+             "a student's tree either (see %s/skeleton-build.log): does the copy lack files the "
+             "lab needs? (the batch's first lines name the files it leaves out)\n",
+             res);
+    BOOK_HAS(book, line);
+    BOOK_HAS(book, "bob,lab2,,,not graded: the course's own");
+    HAS("batch: not tracked by git, so not in the students' trees: labs/2-reduce/util.h");
+    /* Tracked, the file reaches the students, and a broken file is theirs. */
+    snprintf(cmd, sizeof cmd, "cd %s/course && git add labs/2-reduce/util.h", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    rc = run_course_batch(dir, res, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "amy,lab2,0,,build failed\n");
+    BOOK_HAS(book, "bob,lab2,0,,build failed\n");
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* A grading that removes the batch's temporary folder (where each student's
+ * tree is made, and the batch's own lists): the students after it are "not
+ * graded", each with a status, and nothing of an earlier batch remains. */
+START_TEST(batch_books_a_lost_temporary_folder)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *subs[] = {"amy:// rmtmp", "bob:// student", "cat:// student"};
+    make_course(dir, 1, subs, 3);
+    char res[300], tmp[300];
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    ck_assert_int_eq(mkdir(tmp, 0700), 0);
+    setenv("TMPDIR", tmp, 1);
+    int rc = run_course_batch(dir, res, NULL);
+    unsetenv("TMPDIR");
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    static char book[4096];
+    read_book(dir, book, sizeof book);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    char line[1024];
+    snprintf(line, sizeof line,
+             "bob,lab2,,,\"not graded: the course's files could not be copied to a new folder in "
+             "%s (is it full, or gone? see %s/bob.log)\"\n",
+             tmp, res);
+    BOOK_HAS(book, line);
+    BOOK_HAS(book, "cat,lab2,,,\"not graded: the course's files could not be copied");
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* A course that is not a git checkout: every file but the build's and the
+ * results (here inside the course) reaches the students' trees. Inside a
+ * git checkout that does not track it, the batch refuses to start. */
+START_TEST(batch_grades_a_course_outside_git)
+{
+    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *subs[] = {"amy:// student", "bob:// student"};
+    make_course(dir, 0, subs, 2);
+    write_course_file(dir, "notes.txt", "mine\n");
+    char res[300];
+    snprintf(res, sizeof res, "%s/course/results", dir);
+    int rc = run_course_batch(dir, res, NULL);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    static char book[4096];
+    char path[400];
+    snprintf(path, sizeof path, "%s/gradebook.csv", res);
+    ck_assert_msg(read_text(path, book, sizeof book) == 0, "no gradebook:\n%s", out);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "bob,lab2,7,7,all passed\n");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd %s && git init -q .", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    rc = run_course_batch(dir, res, NULL);
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    snprintf(cmd, sizeof cmd,
+             "batch: Makefile is not among the course's files to copy for each student: in a git "
+             "checkout only the files git tracks are copied (this checkout's top is %s): add and "
+             "commit the course's files there, or grade from a copy of the course outside any git "
+             "checkout\n",
+             dir);
+    HAS(cmd);
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
 
 /* A run with part of the sandbox off (here: the real grader's results, read
  * back by --from, with "unguarded" in them) is graded and its status says
@@ -652,6 +835,9 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, batch_books_grader_faults);
     tcase_add_test(tc, batch_books_refusals);
     tcase_add_test(tc, batch_grades_in_the_checkouts_files);
+    tcase_add_test(tc, batch_books_a_course_that_does_not_build);
+    tcase_add_test(tc, batch_grades_a_course_outside_git);
+    tcase_add_test(tc, batch_books_a_lost_temporary_folder);
     tcase_add_test(tc, batch_stops_when_course_files_change);
     tcase_add_test(tc, batch_marks_runs_with_the_sandbox_off);
     tcase_add_test(tc, slurm_array);
