@@ -441,7 +441,9 @@ static void write_course_file(const char *dir, const char *name, const char *tex
 }
 
 /* DIR/course (committed to a git checkout of its own when in_git) and the
- * submissions DIR/subs/NAME/reduce.cu, NAME:FIRST-LINE each. */
+ * submissions DIR/subs/NAME/reduce.cu, NAME:FIRST-LINE each. The lab's
+ * skeleton is a link to a file elsewhere in the course, which no student's
+ * file may write through. */
 static void make_course(const char *dir, int in_git, const char *const *subs, int n_subs)
 {
     char cmd[2048];
@@ -460,7 +462,10 @@ static void make_course(const char *dir, int in_git, const char *const *subs, in
     write_course_file(dir, "grader/mkgrade", course_mkgrade);
     write_course_file(dir, "grader/grade.in", course_grade_in);
     write_course_file(dir, "labs/2-reduce/reduce.h", "int reduce_one_block(void);\n");
-    write_course_file(dir, "labs/2-reduce/reduce.cu", "// skeleton\n");
+    write_course_file(dir, "shared.cu", "// skeleton\n");
+    snprintf(cmd, sizeof cmd, "ln -s %s/course/shared.cu %s/course/labs/2-reduce/reduce.cu", dir,
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
     write_course_file(dir, "labs/2-reduce/data file.txt", "data\n");
     write_course_file(dir, "labs/2-reduce/old.txt", "old\n");
     write_course_file(dir, ".gitignore", "/build/\n/grade\n");
@@ -649,17 +654,21 @@ START_TEST(batch_grades_a_course_outside_git)
     ck_assert_msg(read_text(path, book, sizeof book) == 0, "no gradebook:\n%s", out);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
     BOOK_HAS(book, "bob,lab2,7,7,all passed\n");
+    char skeleton[400];
+    snprintf(path, sizeof path, "%s/course/shared.cu", dir);
+    ck_assert_int_eq(read_text(path, skeleton, sizeof skeleton), 0);
+    ck_assert_str_eq(skeleton, "// skeleton\n");
     char cmd[600];
     snprintf(cmd, sizeof cmd, "cd %s && git init -q .", dir);
     ck_assert_int_eq(system(cmd), 0);
     rc = run_course_batch(dir, res, NULL);
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
     snprintf(cmd, sizeof cmd,
-             "batch: Makefile is not among the course's files to copy for each student: in a git "
-             "checkout only the files git tracks are copied (this checkout's top is %s): add and "
-             "commit the course's files there, or grade from a copy of the course outside any git "
-             "checkout\n",
-             dir);
+             "batch: Makefile is not among the course's files to copy for each student (or %s was "
+             "too full to list them): in a git checkout only the files git tracks are copied (this "
+             "checkout's top is %s): add and commit the course's files there, or grade from a copy "
+             "of the course outside any git checkout\n",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", dir);
     HAS(cmd);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
