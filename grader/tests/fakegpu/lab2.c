@@ -4,9 +4,10 @@
  * (reduce_ceiling.c): cost[stage]. Built as two libraries:
  *   LAB2_GOOD   every stage correct and fast enough;
  *   LAB2_FAULTS stage 1 leaves out the last element, stage 2 writes nothing,
- *               stage 3 writes a NaN, stage 5 is correct but no faster than
- *               its base, stage 7 is faster than the ceiling; the others
- *               are right;
+ *               stage 3 writes a NaN, stage 5 is correct but 8% slower
+ *               than its base (clearly below 1.00x, which the host's own
+ *               time cannot blur), stage 7 is faster than
+ *               the ceiling; the others are right;
  *   LAB2_SLOWGIVEN the given stage 0 made four times slower, and stage 1 a
  *               copy of the course's stage 0: a stage 1 that only looks fast
  *               next to a slowed base. */
@@ -33,7 +34,7 @@ static lab_status sum(int k, const float *d_in, size_t n, float *d_out)
         d_out[0] = NAN;
 #endif
 #if defined(LAB2_FAULTS)
-    static const double cost[] = {60, 15, 12, 10, 6, 6, 4.5, 0.5};
+    static const double cost[] = {60, 15, 12, 10, 6, 6.5, 4.5, 0.5};
 #elif defined(LAB2_SLOWGIVEN)
     static const double cost[] = {240, 60, 12, 10, 6, 5, 4.5, 1.2};
 #else
