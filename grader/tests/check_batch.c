@@ -427,6 +427,7 @@ static const char course_grade_in[] =
     "[ ! -e \"$here/notes.txt\" ] || [ -e \"$here/.not-git\" ] || "
     "{ echo 'grade: an untracked file came along'; exit 1; }\n"
     "[ ! -e \"$here/results\" ] || { echo 'grade: the results came along'; exit 1; }\n"
+    "[ ! -e \"$here/subs\" ] || { echo 'grade: the submissions came along'; exit 1; }\n"
     "printf '{\"labs\": [],\\n \"score\": 7, \"max_score\": 7}\\n' > \"$json\"\n"
     "[ \"$rmtmp\" != rmtmp ] || rm -rf \"$TMPDIR\"\n";
 
@@ -480,12 +481,26 @@ static void make_course(const char *dir, int in_git, const char *const *subs, in
     }
 }
 
-/* DIR/course/grader/batch --lab 2 --out OUT [--only K] over DIR/subs. */
+/* A fresh temporary DIR with make_course's course in it, and RES, DIR/results
+ * (where the course tests put the results unless they say otherwise). */
+static void new_course(char dir[static 32], char res[static 300], int in_git,
+                       const char *const *subs, int n_subs)
+{
+    strcpy(dir, "/tmp/cudalabs-batchXXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    make_course(dir, in_git, subs, n_subs);
+    snprintf(res, 300, "%s/results", dir);
+}
+
+/* DIR/course/grader/batch --lab 2 --out RESULTS [--only K] over DIR/subs, or
+ * over DIR/course/subs where the submissions were moved into the course. */
 static int run_course_batch(const char *dir, const char *results, const char *only)
 {
     char batch[300], subs[300];
     snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
-    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(subs, sizeof subs, "%s/course/subs", dir);
+    if (access(subs, F_OK) != 0)
+        snprintf(subs, sizeof subs, "%s/subs", dir);
     char *argv[12] = {batch, "--lab", "2", "--out", (char *)results, "--seed", "0x5"};
     int n = 7;
     if (only) {
@@ -498,6 +513,18 @@ static int run_course_batch(const char *dir, const char *results, const char *on
     return run_command(argv, env, out, sizeof out);
 }
 
+/* run_course_batch with its exit status checked against WANT, then
+ * RESULTS/gradebook.csv read into BOOK. */
+static void course_book(const char *dir, const char *results, const char *only, int want,
+                        char *book, size_t n)
+{
+    int rc = run_course_batch(dir, results, only);
+    ck_assert_msg(rc == want, "exit %d:\n%s", rc, out);
+    char path[400];
+    snprintf(path, sizeof path, "%s/gradebook.csv", results);
+    ck_assert_msg(read_text(path, book, n) == 0, "no gradebook:\n%s", out);
+}
+
 /* In a git checkout with changes not yet committed (a header edited, a file
  * deleted, untracked files), every student is graded in the course's
  * tracked files as they are now, so an instructor's uncommitted change
@@ -508,24 +535,25 @@ static int run_course_batch(const char *dir, const char *results, const char *on
  * checkout never runs. */
 START_TEST(batch_grades_in_the_checkouts_files)
 {
-    char dir[] = "/tmp/cudalabs-batchXXXXXX";
+    char dir[32], res[300], tamper[600];
+    /* The name is known before the folder is made: mkdtemp's six letters. */
+    const char *subs[] = {"amy:// student", tamper, "cat:// student"};
+    strcpy(dir, "/tmp/cudalabs-batchXXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    char tamper[600];
     snprintf(tamper, sizeof tamper, "bea:// tamper %s/course/Makefile %s/course %s/hook-ran", dir,
              dir, dir);
-    const char *subs[] = {"amy:// student", tamper, "cat:// student"};
     make_course(dir, 1, subs, 3);
+    snprintf(res, sizeof res, "%s/results", dir);
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "set -e; cd %s/course && echo 'int reduce_two(void);' >> labs/2-reduce/reduce.h && "
              "rm labs/2-reduce/old.txt && echo mine > notes.txt && echo x > labs/2-reduce/extra.h",
              dir);
     ck_assert_int_eq(system(cmd), 0);
-    char res[300], hook[300];
-    snprintf(res, sizeof res, "%s/results", dir);
+    char hook[300];
     snprintf(hook, sizeof hook, "%s/hook-ran", dir);
-    int rc = run_course_batch(dir, res, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    static char book[4096];
+    course_book(dir, res, NULL, 1, book, sizeof book);
     HAS("batch: the course's files differ from its last commit (labs/2-reduce/old.txt "
         "labs/2-reduce/reduce.h): the grader is built from them as they are now, and every "
         "student is graded in a copy of them as they are now");
@@ -533,8 +561,6 @@ START_TEST(batch_grades_in_the_checkouts_files)
         "so not in the students' trees: labs/2-reduce/old.txt\n");
     HAS("batch: not tracked by git, so not in the students' trees: labs/2-reduce/extra.h "
         "notes.txt (git add any the lab needs)\n");
-    static char book[4096];
-    read_book(dir, book, sizeof book);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
     /* bea's grading wrote the course's Makefile, which the students after
      * her would be built with: none of them is graded. */
@@ -543,9 +569,8 @@ START_TEST(batch_grades_in_the_checkouts_files)
                    "batch, after bea was graded: a submission may have written them. Rebuild "
                    "them and grade the rest again\"\n");
     /* A later task of the batch, as a Slurm array runs it, after bea's. */
-    rc = run_course_batch(dir, res, "2");
+    int rc = run_course_batch(dir, res, "2");
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    read_book(dir, book, sizeof book);
     char line[1024];
     snprintf(line, sizeof line,
              "not graded: the course's files (Makefile) differ from what the batch's first task "
@@ -564,10 +589,9 @@ END_TEST
  * they are "not graded". */
 START_TEST(batch_books_a_course_that_does_not_build)
 {
-    char dir[] = "/tmp/cudalabs-batchXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[32], res[300];
     const char *subs[] = {"amy:// broken", "bob:// broken"};
-    make_course(dir, 1, subs, 2);
+    new_course(dir, res, 1, subs, 2);
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "set -e; cd %s/course && echo x > labs/2-reduce/util.h && "
@@ -576,12 +600,8 @@ START_TEST(batch_books_a_course_that_does_not_build)
              "git -c user.name=t -c user.email=t@example.org commit -q -m util Makefile",
              dir);
     ck_assert_int_eq(system(cmd), 0);
-    char res[300];
-    snprintf(res, sizeof res, "%s/results", dir);
-    int rc = run_course_batch(dir, res, NULL);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     static char book[4096];
-    read_book(dir, book, sizeof book);
+    course_book(dir, res, NULL, 1, book, sizeof book);
     char line[1024];
     snprintf(line, sizeof line,
              "amy,lab2,,,not graded: the course's own labs/2-reduce/reduce.cu does not build in "
@@ -594,9 +614,7 @@ START_TEST(batch_books_a_course_that_does_not_build)
     /* Tracked, the file reaches the students, and a broken file is theirs. */
     snprintf(cmd, sizeof cmd, "cd %s/course && git add labs/2-reduce/util.h", dir);
     ck_assert_int_eq(system(cmd), 0);
-    rc = run_course_batch(dir, res, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    read_book(dir, book, sizeof book);
+    course_book(dir, res, NULL, 0, book, sizeof book);
     BOOK_HAS(book, "amy,lab2,0,,build failed\n");
     BOOK_HAS(book, "bob,lab2,0,,build failed\n");
     ck_assert_int_eq(remove_tree(dir), 0);
@@ -608,20 +626,15 @@ END_TEST
  * graded", each with a status, and nothing of an earlier batch remains. */
 START_TEST(batch_books_a_lost_temporary_folder)
 {
-    char dir[] = "/tmp/cudalabs-batchXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[32], res[300], tmp[300];
     const char *subs[] = {"amy:// rmtmp", "bob:// student", "cat:// student"};
-    make_course(dir, 1, subs, 3);
-    char res[300], tmp[300];
-    snprintf(res, sizeof res, "%s/results", dir);
+    new_course(dir, res, 1, subs, 3);
     snprintf(tmp, sizeof tmp, "%s/tmp", dir);
     ck_assert_int_eq(mkdir(tmp, 0700), 0);
     setenv("TMPDIR", tmp, 1);
-    int rc = run_course_batch(dir, res, NULL);
-    unsetenv("TMPDIR");
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     static char book[4096];
-    read_book(dir, book, sizeof book);
+    course_book(dir, res, NULL, 1, book, sizeof book);
+    unsetenv("TMPDIR");
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
     char line[1024];
     snprintf(line, sizeof line,
@@ -634,42 +647,89 @@ START_TEST(batch_books_a_lost_temporary_folder)
 }
 END_TEST
 
-/* A course that is not a git checkout: every file but the build's and the
- * results (here inside the course) reaches the students' trees. Inside a
- * git checkout that does not track it, the batch refuses to start. */
+/* A course that is not a git checkout: every file but the build's, the
+ * results and the submissions (here all inside the course) reaches the
+ * students' trees. An --only past the class is refused with the count.
+ * Inside a git checkout that does not track it, the batch refuses to start,
+ * and a Slurm array task books its student "not graded" first, so that the
+ * merged gradebook still has them. */
 START_TEST(batch_grades_a_course_outside_git)
 {
-    char dir[] = "/tmp/cudalabs-batchXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[32], res[300], cmd[1200];
     const char *subs[] = {"amy:// student", "bob:// student"};
-    make_course(dir, 0, subs, 2);
+    new_course(dir, res, 0, subs, 2);
     write_course_file(dir, "notes.txt", "mine\n");
-    char res[300];
     snprintf(res, sizeof res, "%s/course/results", dir);
-    int rc = run_course_batch(dir, res, NULL);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    snprintf(cmd, sizeof cmd, "mv %s/subs %s/course/subs", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
     static char book[4096];
-    char path[400];
-    snprintf(path, sizeof path, "%s/gradebook.csv", res);
-    ck_assert_msg(read_text(path, book, sizeof book) == 0, "no gradebook:\n%s", out);
+    course_book(dir, res, NULL, 0, book, sizeof book);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
     BOOK_HAS(book, "bob,lab2,7,7,all passed\n");
-    char skeleton[400];
+    char skeleton[400], path[400];
     snprintf(path, sizeof path, "%s/course/shared.cu", dir);
     ck_assert_int_eq(read_text(path, skeleton, sizeof skeleton), 0);
     ck_assert_str_eq(skeleton, "// skeleton\n");
-    char cmd[600];
+    int rc = run_course_batch(dir, res, "2");
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    snprintf(cmd, sizeof cmd,
+             "batch: --only 2: %s/course/subs has 2 submissions, numbered from 0 (is the Slurm "
+             "array's range --array=0-<count-1>?)\n",
+             dir);
+    HAS(cmd);
     snprintf(cmd, sizeof cmd, "cd %s && git init -q .", dir);
     ck_assert_int_eq(system(cmd), 0);
     rc = run_course_batch(dir, res, NULL);
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
-    snprintf(cmd, sizeof cmd,
-             "batch: Makefile is not among the course's files to copy for each student (or %s was "
-             "too full to list them): in a git checkout only the files git tracks are copied (this "
-             "checkout's top is %s): add and commit the course's files there, or grade from a copy "
-             "of the course outside any git checkout\n",
-             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", dir);
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char why[1000];
+    snprintf(why, sizeof why,
+             "Makefile is not among the course's files to copy for each student (or %s was too "
+             "full to list them): in a git checkout only the files git tracks are copied (this "
+             "checkout's top is %s): add and commit the course's files there, or grade from a "
+             "copy of the course outside any git checkout",
+             tmp, dir);
+    snprintf(cmd, sizeof cmd, "batch: %s\n", why);
     HAS(cmd);
+    rc = run_course_batch(dir, res, "1");
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    HAS(cmd);
+    char batch[300];
+    snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
+    char *merge[] = {batch, "--lab", "2", "--out", res, "--merge", NULL};
+    rc = run_command(merge, NULL, out, sizeof out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    snprintf(path, sizeof path, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(path, book, sizeof book), 0);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    snprintf(cmd, sizeof cmd, "bob,lab2,,,\"not graded: the batch could not start: %s\"\n", why);
+    BOOK_HAS(book, cmd);
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* Submissions kept inside a git checkout of the course, untracked or
+ * committed, are neither named as files the lab may need nor copied into
+ * any student's tree. */
+START_TEST(batch_leaves_the_submissions_out)
+{
+    char dir[32], res[300], cmd[600];
+    const char *subs[] = {"amy:// student", "bob:// student"};
+    new_course(dir, res, 1, subs, 2);
+    snprintf(cmd, sizeof cmd, "mv %s/subs %s/course/subs", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    static char book[4096];
+    course_book(dir, res, NULL, 0, book, sizeof book);
+    ck_assert_msg(strstr(out, "subs/") == NULL, "the submissions are named:\n%s", out);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    snprintf(cmd, sizeof cmd,
+             "cd %s/course && git add subs && "
+             "git -c user.name=t -c user.email=t@example.org commit -q -m subs",
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
+    course_book(dir, res, NULL, 0, book, sizeof book);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "bob,lab2,7,7,all passed\n");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -846,6 +906,7 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, batch_grades_in_the_checkouts_files);
     tcase_add_test(tc, batch_books_a_course_that_does_not_build);
     tcase_add_test(tc, batch_grades_a_course_outside_git);
+    tcase_add_test(tc, batch_leaves_the_submissions_out);
     tcase_add_test(tc, batch_books_a_lost_temporary_folder);
     tcase_add_test(tc, batch_stops_when_course_files_change);
     tcase_add_test(tc, batch_marks_runs_with_the_sandbox_off);
