@@ -691,8 +691,15 @@ START_TEST(batch_grades_a_course_outside_git)
              tmp, dir);
     snprintf(cmd, sizeof cmd, "batch: %s\n", why);
     HAS(cmd);
+    /* A task after the first (whose sums had the Makefile) says so too. */
     rc = run_course_batch(dir, res, "1");
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    HAS(why);
+    snprintf(cmd, sizeof cmd,
+             "outside any git checkout. It was there when the batch's first task began "
+             "(%s/course.sums): if no one changed the course since, a submission graded in an "
+             "earlier task may have removed it\n",
+             res);
     HAS(cmd);
     char batch[300];
     snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
@@ -702,8 +709,89 @@ START_TEST(batch_grades_a_course_outside_git)
     snprintf(path, sizeof path, "%s/gradebook.csv", res);
     ck_assert_int_eq(read_text(path, book, sizeof book), 0);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
-    snprintf(cmd, sizeof cmd, "bob,lab2,,,\"not graded: the batch could not start: %s\"\n", why);
+    snprintf(cmd, sizeof cmd, "bob,lab2,,,\"not graded: the batch could not start: %s. It was there",
+             why);
     BOOK_HAS(book, cmd);
+    snprintf(path, sizeof path, "%s/bob.json", res);
+    ck_assert_msg(access(path, F_OK) != 0, "bob's earlier result is still beside his status");
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* DIR/course/grader/batch --lab 2 with ARGS (NULL-ended, at most 8). */
+static int course_batch_args(const char *dir, const char *const *args)
+{
+    char batch[300];
+    snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
+    char *argv[12] = {batch, "--lab", "2"};
+    int n = 3;
+    for (; *args && n < 11; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "GRADE=", NULL};
+    return run_command(argv, env, out, sizeof out);
+}
+
+/* What an instructor may get wrong, each refused before anyone is graded
+ * (nothing half done, no student lost) or read as meant: --only with no
+ * number, --only 01, a CSV line with no usable name or a name given twice,
+ * the course itself as the submissions, the results inside the
+ * submissions, and the submissions inside the course reached through a
+ * link. */
+START_TEST(batch_reads_what_it_is_given_with_care)
+{
+    char dir[32], res[300], arg[400], cmd[1200];
+    const char *subs[] = {"amy:// student", "bob:// student"};
+    new_course(dir, res, 0, subs, 2);
+    snprintf(arg, sizeof arg, "%s/subs", dir);
+    const char *no_value[] = {"--out", res, "--only", "", arg, NULL};
+    ck_assert_int_eq(course_batch_args(dir, no_value), 2);
+    HAS("batch: --only needs a value (grader/batch --help)\n");
+    const char *leading_zero[] = {"--out", res, "--seed", "0x5", "--only", "01", arg, NULL};
+    int rc = course_batch_args(dir, leading_zero);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: bob: all passed\n");
+    ck_assert_ptr_null(strstr(out, "amy:"));
+    static const char *const csvs[][2] = {
+        {"amy,/x/a\n,/x/b\n", "\",/x/b\" (no usable student name before the comma)"},
+        {"amy,/x/a\n../bob,/x/b\n", "\"../bob,/x/b\" (no usable student name before the comma)"},
+        {"amy,/x/a\n amy ,/x/b\n", "\" amy ,/x/b\" (amy is named twice)"},
+    };
+    for (int i = 0; i < 3; i++) {
+        snprintf(arg, sizeof arg, "%s/class.csv", dir);
+        FILE *f = fopen(arg, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(csvs[i][0], f);
+        fclose(f);
+        const char *csv[] = {"--out", res, arg, NULL};
+        rc = course_batch_args(dir, csv);
+        ck_assert_msg(rc == 2, "csv %d: exit %d:\n%s", i, rc, out);
+        snprintf(cmd, sizeof cmd, "batch: %s: %s: each line is student,git_url", arg, csvs[i][1]);
+        HAS(cmd);
+    }
+    snprintf(arg, sizeof arg, "%s", dir);
+    const char *course_itself[] = {"--out", res, arg, NULL};
+    ck_assert_int_eq(course_batch_args(dir, course_itself), 2);
+    HAS("holds the course itself");
+    /* The results inside the submissions are no student's; the submissions
+     * inside the course, through a link to it, stay out of the trees (the
+     * small course's grader fails a tree that has them). */
+    snprintf(cmd, sizeof cmd, "set -e; mv %s/subs %s/course/subs && ln -s %s %s/link", dir, dir,
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(res, sizeof res, "%s/course/subs/results", dir);
+    snprintf(arg, sizeof arg, "%s/link/course/subs", dir);
+    const char *inside[] = {"--out", res, "--seed", "0x5", arg, NULL};
+    rc = course_batch_args(dir, inside);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    static char book[4096];
+    snprintf(cmd, sizeof cmd, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(cmd, book, sizeof book), 0);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "bob,lab2,7,7,all passed\n");
+    ck_assert_msg(strstr(book, "results,") == NULL, "the results were graded:\n%s", book);
+    snprintf(cmd, sizeof cmd, "batch: %s is the results folder, not a student's\n", res);
+    HAS(cmd);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -907,6 +995,7 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, batch_books_a_course_that_does_not_build);
     tcase_add_test(tc, batch_grades_a_course_outside_git);
     tcase_add_test(tc, batch_leaves_the_submissions_out);
+    tcase_add_test(tc, batch_reads_what_it_is_given_with_care);
     tcase_add_test(tc, batch_books_a_lost_temporary_folder);
     tcase_add_test(tc, batch_stops_when_course_files_change);
     tcase_add_test(tc, batch_marks_runs_with_the_sandbox_off);
