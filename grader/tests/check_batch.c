@@ -428,6 +428,8 @@ static const char course_grade_in[] =
     "{ echo 'grade: an untracked file came along'; exit 1; }\n"
     "[ ! -e \"$here/results\" ] || { echo 'grade: the results came along'; exit 1; }\n"
     "[ ! -e \"$here/subs\" ] || { echo 'grade: the submissions came along'; exit 1; }\n"
+    "[ ! -e \"$here/class.csv\" ] || { echo 'grade: the class list came along'; exit 1; }\n"
+    "[ \"$rmtmp\" != hang ] || sleep 30\n"
     "printf '{\"labs\": [],\\n \"score\": 7, \"max_score\": 7}\\n' > \"$json\"\n"
     "[ \"$rmtmp\" != rmtmp ] || rm -rf \"$TMPDIR\"\n";
 
@@ -479,6 +481,18 @@ static void make_course(const char *dir, int in_git, const char *const *subs, in
     } else {
         write_course_file(dir, ".not-git", "");
     }
+}
+
+/* A shell command, formatted as printf does, that must succeed. */
+static void shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void shell(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
 }
 
 /* A fresh temporary DIR with make_course's course in it, and RES, DIR/results
@@ -593,13 +607,11 @@ START_TEST(batch_books_a_course_that_does_not_build)
     const char *subs[] = {"amy:// broken", "bob:// broken"};
     new_course(dir, res, 1, subs, 2);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "set -e; cd %s/course && echo x > labs/2-reduce/util.h && "
-             "sed -i 's|^build/lab2.so: labs/2-reduce/reduce.cu|& labs/2-reduce/util.h|; "
-             "s|&& cp labs|\\&\\& cp labs/2-reduce/util.h build/ \\&\\& cp labs|' Makefile && "
-             "git -c user.name=t -c user.email=t@example.org commit -q -m util Makefile",
-             dir);
-    ck_assert_int_eq(system(cmd), 0);
+    shell("set -e; cd %s/course && echo x > labs/2-reduce/util.h && "
+          "sed -i 's|^build/lab2.so: labs/2-reduce/reduce.cu|& labs/2-reduce/util.h|; "
+          "s|&& cp labs|\\&\\& cp labs/2-reduce/util.h build/ \\&\\& cp labs|' Makefile && "
+          "git -c user.name=t -c user.email=t@example.org commit -q -m util Makefile",
+          dir);
     static char book[4096];
     course_book(dir, res, NULL, 1, book, sizeof book);
     char line[1024];
@@ -756,8 +768,12 @@ START_TEST(batch_reads_what_it_is_given_with_care)
         {"amy,/x/a\n,/x/b\n", "\",/x/b\" (no usable student name before the comma)"},
         {"amy,/x/a\n../bob,/x/b\n", "\"../bob,/x/b\" (no usable student name before the comma)"},
         {"amy,/x/a\n amy ,/x/b\n", "\" amy ,/x/b\" (amy is named twice)"},
+        {"Student, git_url\n.amy,/x/a\n", "\".amy,/x/a\" (a name that starts with a dot)"},
+        {"amy\tlee,/x/a\n", "\"amy\\tlee,/x/a\" (a tab in the line)"},
+        {"amy, \n", "\"amy, \" (no git URL after the comma)"},
+        {"grader-build,/x/a\n", "\"grader-build,/x/a\" (grader-build is a name of the batch's own logs)"},
     };
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 7; i++) {
         snprintf(arg, sizeof arg, "%s/class.csv", dir);
         FILE *f = fopen(arg, "w");
         ck_assert_ptr_nonnull(f);
@@ -769,9 +785,24 @@ START_TEST(batch_reads_what_it_is_given_with_care)
         snprintf(cmd, sizeof cmd, "batch: %s: %s: each line is student,git_url", arg, csvs[i][1]);
         HAS(cmd);
     }
+    snprintf(arg, sizeof arg, "%s/class.csv", dir);
+    FILE *f = fopen(arg, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("student,git_url\n# nobody yet\n", f);
+    fclose(f);
+    const char *empty[] = {"--out", res, arg, NULL};
+    ck_assert_int_eq(course_batch_args(dir, empty), 2);
+    HAS("class.csv holds no submissions: a folder of student folders, or a CSV of "
+        "student,git_url lines\n");
     snprintf(arg, sizeof arg, "%s", dir);
     const char *course_itself[] = {"--out", res, arg, NULL};
     ck_assert_int_eq(course_batch_args(dir, course_itself), 2);
+    HAS("holds the course itself");
+    snprintf(cmd, sizeof cmd, "%s/course", dir);
+    snprintf(arg, sizeof arg, "%s/subs", dir);
+    const char *out_course[] = {"--out", cmd, arg, NULL};
+    ck_assert_int_eq(course_batch_args(dir, out_course), 2);
+    HAS("batch: the results folder");
     HAS("holds the course itself");
     /* The results inside the submissions are no student's; the submissions
      * inside the course, through a link to it, stay out of the trees (the
@@ -792,6 +823,52 @@ START_TEST(batch_reads_what_it_is_given_with_care)
     ck_assert_msg(strstr(book, "results,") == NULL, "the results were graded:\n%s", book);
     snprintf(cmd, sizeof cmd, "batch: %s is the results folder, not a student's\n", res);
     HAS(cmd);
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* Every student keeps a line in the gradebook: student folders that are
+ * links (to folders of one name, as an export may make them) are graded
+ * under the links' names; a Slurm task killed while grading leaves its
+ * student "not graded"; a CSV of the class kept inside the course is graded
+ * from, and stays out of the students' trees. */
+START_TEST(batch_keeps_every_student)
+{
+    char dir[32], res[300], cmd[1400], arg[400];
+    const char *subs[] = {"amy:// student", "bob:// student"};
+    new_course(dir, res, 0, subs, 2);
+    shell("set -e; cd %s && mkdir -p store/a store/b && mv subs/amy store/a/lab2 && "
+          "mv subs/bob store/b/lab2 && ln -s ../store/a/lab2 subs/amy && "
+          "ln -s ../store/b/lab2 subs/bob",
+          dir);
+    static char book[4096];
+    course_book(dir, res, NULL, 0, book, sizeof book);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "bob,lab2,7,7,all passed\n");
+    snprintf(cmd, sizeof cmd,
+             "cd %s && echo '// hang' > store/b/lab2/reduce.cu && timeout -s KILL 8 "
+             "course/grader/batch --lab 2 --out %s --seed 0x5 --only 1 subs > /dev/null 2>&1; "
+             "course/grader/batch --lab 2 --out %s --merge > /dev/null 2>&1",
+             dir, res, res);
+    ck_assert_int_ne(system(cmd), 0);
+    snprintf(arg, sizeof arg, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(arg, book, sizeof book), 0);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "bob,lab2,,,\"not graded: the grading of this student did not finish (the "
+                   "batch was stopped or killed, or ran out of its time limit): grade them "
+                   "again\"\n");
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s && git init -q store/a/lab2 && git -C store/a/lab2 add -A && "
+             "git -C store/a/lab2 -c user.name=t -c user.email=t@example.org commit -q -m a && "
+             "printf 'student,git_url\\namy,%s/store/a/lab2\\n' > course/class.csv",
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(arg, sizeof arg, "%s/course/class.csv", dir);
+    snprintf(res, sizeof res, "%s/results-csv", dir);
+    const char *csv[] = {"--out", res, "--seed", "0x5", arg, NULL};
+    int rc = course_batch_args(dir, csv);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: amy: all passed\n");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -995,6 +1072,7 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, batch_books_a_course_that_does_not_build);
     tcase_add_test(tc, batch_grades_a_course_outside_git);
     tcase_add_test(tc, batch_leaves_the_submissions_out);
+    tcase_add_test(tc, batch_keeps_every_student);
     tcase_add_test(tc, batch_reads_what_it_is_given_with_care);
     tcase_add_test(tc, batch_books_a_lost_temporary_folder);
     tcase_add_test(tc, batch_stops_when_course_files_change);
