@@ -672,8 +672,7 @@ START_TEST(batch_grades_a_course_outside_git)
     new_course(dir, res, 0, subs, 2);
     write_course_file(dir, "notes.txt", "mine\n");
     snprintf(res, sizeof res, "%s/course/results", dir);
-    snprintf(cmd, sizeof cmd, "mv %s/subs %s/course/subs", dir, dir);
-    ck_assert_int_eq(system(cmd), 0);
+    shell("mv %s/subs %s/course/subs", dir, dir);
     static char book[4096];
     course_book(dir, res, NULL, 0, book, sizeof book);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
@@ -881,8 +880,7 @@ START_TEST(batch_leaves_the_submissions_out)
     char dir[32], res[300], cmd[600];
     const char *subs[] = {"amy:// student", "bob:// student"};
     new_course(dir, res, 1, subs, 2);
-    snprintf(cmd, sizeof cmd, "mv %s/subs %s/course/subs", dir, dir);
-    ck_assert_int_eq(system(cmd), 0);
+    shell("mv %s/subs %s/course/subs", dir, dir);
     static char book[4096];
     course_book(dir, res, NULL, 0, book, sizeof book);
     ck_assert_msg(strstr(out, "subs/") == NULL, "the submissions are named:\n%s", out);
