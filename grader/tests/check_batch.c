@@ -860,15 +860,91 @@ START_TEST(batch_keeps_every_student)
     snprintf(cmd, sizeof cmd,
              "set -e; cd %s && git init -q store/a/lab2 && git -C store/a/lab2 add -A && "
              "git -C store/a/lab2 -c user.name=t -c user.email=t@example.org commit -q -m a && "
-             "printf 'student,git_url\\namy,%s/store/a/lab2\\n' > course/class.csv",
-             dir, dir);
+             "printf 'student,git_url\\namy,%s/store/a/lab2\\nzed,%s/store/none\\n' > "
+             "course/class.csv",
+             dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(arg, sizeof arg, "%s/course/class.csv", dir);
     snprintf(res, sizeof res, "%s/results-csv", dir);
     const char *csv[] = {"--out", res, "--seed", "0x5", arg, NULL};
     int rc = course_batch_args(dir, csv);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     HAS("batch: amy: all passed\n");
+    /* A clone that fails (here: no repository at the URL) is not the
+     * student's 0: the URL, the access and the network are the course's. */
+    snprintf(arg, sizeof arg, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(arg, book, sizeof book), 0);
+    snprintf(cmd, sizeof cmd,
+             "zed,lab2,,,\"not graded: git could not clone the student's URL (a wrong URL, no "
+             "access to the repository, or the network: git's message is in %s/zed.log): fix "
+             "the cause and grade them again\"\n",
+             res);
+    BOOK_HAS(book, cmd);
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* The batch keeps the class, in --only's order, in RESULTS/class.list: the
+ * merge books a student on it whom no Slurm task graded (the array's range
+ * too small), with the number to grade them with; a later task that finds
+ * another class (a student added between tasks, which moves the numbers)
+ * stops and books the student the first task's list gave that number; the
+ * fix its message names works. A student folder with a line break in its
+ * name is refused before anyone is graded. */
+START_TEST(batch_books_whom_no_task_graded)
+{
+    char dir[32], res[300], text[1200], batch[300];
+    const char *subs[] = {"amy:// student", "bob:// student", "cat:// student"};
+    new_course(dir, res, 0, subs, 3);
+    int rc = run_course_batch(dir, res, "0");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    rc = run_course_batch(dir, res, "2");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
+    char *merge[] = {batch, "--lab", "2", "--out", res, "--merge", NULL};
+    rc = run_command(merge, NULL, out, sizeof out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    HAS("batch: 1 of 3 students not graded because of a fault on the grader's side (1 never "
+        "graded by any task)");
+    static char book[4096];
+    snprintf(text, sizeof text, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(text, book, sizeof book), 0);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "cat,lab2,7,7,all passed\n");
+    snprintf(text, sizeof text,
+             "bob,lab2,,,\"not graded: no task of this batch graded this student (number 1 in "
+             "%s/class.list: was the Slurm array smaller than the class, or the batch stopped "
+             "before them?): grade them with --only 1\"\n",
+             res);
+    BOOK_HAS(book, text);
+    shell("set -e; mkdir %s/subs/abe && echo '// student' > %s/subs/abe/reduce.cu", dir, dir);
+    rc = run_course_batch(dir, res, "2");
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    snprintf(text, sizeof text,
+             "batch: the submissions in %s/subs are not the ones the batch's first task found "
+             "(%s/class.list: 3 then, 4 now, the first difference on line 1): --only counts "
+             "them in order",
+             dir, res);
+    HAS(text);
+    ck_assert_ptr_null(strstr(out, "batch: bob:"));
+    rc = run_command(merge, NULL, out, sizeof out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    snprintf(text, sizeof text, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(text, book, sizeof book), 0);
+    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
+    BOOK_HAS(book, "cat,lab2,,,\"not graded: the batch could not start: the submissions in ");
+    shell("rm %s/class.list %s/course.sums", res, res);
+    rc = run_course_batch(dir, res, "2");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: bob: all passed\n");
+    shell("mkdir \"$(printf '%s/subs/ann\\nlee')\"", dir);
+    rc = run_course_batch(dir, res, NULL);
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    snprintf(text, sizeof text,
+             "batch: %s/subs: the student folder \"ann?lee\" cannot be graded under its name (a "
+             "line break in it): rename it\n",
+             dir);
+    HAS(text);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -1072,6 +1148,7 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, batch_grades_a_course_outside_git);
     tcase_add_test(tc, batch_leaves_the_submissions_out);
     tcase_add_test(tc, batch_keeps_every_student);
+    tcase_add_test(tc, batch_books_whom_no_task_graded);
     tcase_add_test(tc, batch_reads_what_it_is_given_with_care);
     tcase_add_test(tc, batch_books_a_lost_temporary_folder);
     tcase_add_test(tc, batch_stops_when_course_files_change);
