@@ -527,6 +527,18 @@ static int run_course_batch(const char *dir, const char *results, const char *on
     return run_command(argv, env, out, sizeof out);
 }
 
+/* DIR/course/grader/batch --lab 2 --out RESULTS --student NAME over DIR/subs. */
+static int run_course_batch_student(const char *dir, const char *results, const char *name)
+{
+    char batch[300], subs[300];
+    snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    char *argv[] = {batch,    "--lab",         "2",   "--out", (char *)results, "--seed", "0x5",
+                    "--student", (char *)name, subs, NULL};
+    const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "GRADE=", NULL};
+    return run_command(argv, env, out, sizeof out);
+}
+
 /* run_course_batch with its exit status checked against WANT, then
  * RESULTS/gradebook.csv read into BOOK. */
 static void course_book(const char *dir, const char *results, const char *only, int want,
@@ -702,10 +714,20 @@ START_TEST(batch_grades_a_course_outside_git)
              tmp, dir);
     snprintf(cmd, sizeof cmd, "batch: %s\n", why);
     HAS(cmd);
-    /* A task after the first (whose sums had the Makefile) says so too. */
+    /* A task after the first (whose sums had the Makefile) says so too. A
+     * student graded before in this batch keeps that result; one with none
+     * (here: bob's, removed) is booked. */
+    rc = run_course_batch(dir, res, "0");
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    snprintf(cmd, sizeof cmd,
+             "batch: amy keeps their result from before (%s/amy.status): this run graded no one\n",
+             res);
+    HAS(cmd);
+    shell("rm %s/bob.status", res);
     rc = run_course_batch(dir, res, "1");
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
     HAS(why);
+    HAS("batch: bob booked \"not graded: the batch could not start\"\n");
     snprintf(cmd, sizeof cmd,
              "outside any git checkout. It was there when the batch's first task began "
              "(%s/course.sums): if no one changed the course since, a submission graded in an "
@@ -725,6 +747,8 @@ START_TEST(batch_grades_a_course_outside_git)
     BOOK_HAS(book, cmd);
     snprintf(path, sizeof path, "%s/bob.json", res);
     ck_assert_msg(access(path, F_OK) != 0, "bob's earlier result is still beside his status");
+    snprintf(path, sizeof path, "%s/amy.json", res);
+    ck_assert_msg(access(path, F_OK) == 0, "amy's result is gone");
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -771,8 +795,9 @@ START_TEST(batch_reads_what_it_is_given_with_care)
         {"amy\tlee,/x/a\n", "\"amy\\tlee,/x/a\" (a tab in the line)"},
         {"amy, \n", "\"amy, \" (no git URL after the comma)"},
         {"grader-build,/x/a\n", "\"grader-build,/x/a\" (grader-build is a name of the batch's own logs)"},
+        {"\"Lee, Amy\",/x/a\n", "\"\"Lee, Amy\",/x/a\" (quotes: a name or URL with a comma in it cannot be read)"},
     };
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         snprintf(arg, sizeof arg, "%s/class.csv", dir);
         FILE *f = fopen(arg, "w");
         ck_assert_ptr_nonnull(f);
@@ -793,6 +818,19 @@ START_TEST(batch_reads_what_it_is_given_with_care)
     ck_assert_int_eq(course_batch_args(dir, empty), 2);
     HAS("class.csv holds no submissions: a folder of student folders, or a CSV of "
         "student,git_url lines\n");
+    snprintf(cmd, sizeof cmd, "%s/no-such-results", dir);
+    const char *merge_none[] = {"--out", cmd, "--merge", NULL};
+    ck_assert_int_eq(course_batch_args(dir, merge_none), 2);
+    HAS("batch: --merge: there is no results folder");
+    ck_assert_int_ne(access(cmd, F_OK), 0);
+    snprintf(arg, sizeof arg, "%s/subs", dir);
+    const char *both[] = {"--out", res, "--only", "0", "--student", "amy", arg, NULL};
+    ck_assert_int_eq(course_batch_args(dir, both), 2);
+    HAS("batch: --only and --student each pick one student: give one of them\n");
+    const char *nobody[] = {"--out", res, "--student", "zoe", arg, NULL};
+    ck_assert_int_eq(course_batch_args(dir, nobody), 2);
+    HAS("batch: --student zoe: ");
+    HAS(" has no submission of that name");
     snprintf(arg, sizeof arg, "%s", dir);
     const char *course_itself[] = {"--out", res, arg, NULL};
     ck_assert_int_eq(course_batch_args(dir, course_itself), 2);
@@ -876,21 +914,23 @@ START_TEST(batch_keeps_every_student)
     ck_assert_int_eq(read_text(arg, book, sizeof book), 0);
     snprintf(cmd, sizeof cmd,
              "zed,lab2,,,\"not graded: git could not clone the student's URL (a wrong URL, no "
-             "access to the repository, or the network: git's message is in %s/zed.log): fix "
-             "the cause and grade them again\"\n",
-             res);
+             "access to the repository, or the network: git's message is in the student's "
+             ".log): fix the cause and grade them again\"\n");
     BOOK_HAS(book, cmd);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
 
-/* The batch keeps the class, in --only's order, in RESULTS/class.list: the
- * merge books a student on it whom no Slurm task graded (the array's range
- * too small), with the number to grade them with; a later task that finds
- * another class (a student added between tasks, which moves the numbers)
- * stops and books the student the first task's list gave that number; the
- * fix its message names works. A student folder with a line break in its
- * name is refused before anyone is graded. */
+/* The batch keeps the class, in --only's order, in RESULTS/class.list, and
+ * the gradebook follows it. The merge books a student on it whom no Slurm
+ * task graded (the array's range too small) with the way to grade them. A
+ * later task that finds another class (a folder added between tasks moves
+ * the numbers) stops and takes no one's result; --student grades by name,
+ * one added late too (put at the end of the list). A new batch (the first
+ * task to find no class.list) sets the earlier batch's results aside, so
+ * none of them is counted as this batch's; a result in RESULTS of someone
+ * not in the class is left out and named. A student folder with a line
+ * break in its name is refused before anyone is graded. */
 START_TEST(batch_books_whom_no_task_graded)
 {
     char dir[32], res[300], text[1200], batch[300];
@@ -911,32 +951,71 @@ START_TEST(batch_books_whom_no_task_graded)
     ck_assert_int_eq(read_text(text, book, sizeof book), 0);
     BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
     BOOK_HAS(book, "cat,lab2,7,7,all passed\n");
-    snprintf(text, sizeof text,
-             "bob,lab2,,,\"not graded: no task of this batch graded this student (number 1 in "
-             "%s/class.list: was the Slurm array smaller than the class, or the batch stopped "
-             "before them?): grade them with --only 1\"\n",
-             res);
-    BOOK_HAS(book, text);
+    BOOK_HAS(book, "bob,lab2,,,\"not graded: no task of this batch graded this student (a Slurm "
+                   "array smaller than the class, or a batch stopped before them?): grade them "
+                   "with --student bob\"\n");
+    /* A folder added late: task 2 (cat's number) now finds another class. */
     shell("set -e; mkdir %s/subs/abe && echo '// student' > %s/subs/abe/reduce.cu", dir, dir);
     rc = run_course_batch(dir, res, "2");
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
     snprintf(text, sizeof text,
              "batch: the submissions in %s/subs are not the ones the batch's first task found "
-             "(%s/class.list: 3 then, 4 now, the first difference on line 1): --only counts "
-             "them in order",
+             "(%s/class.list: 3 then, 4 now, the first difference on line 1). --only K grades "
+             "the name on line K+1 of that list",
              dir, res);
     HAS(text);
+    HAS("Grade a student by name with --student NAME");
+    HAS("batch: cat keeps their result from before");
     ck_assert_ptr_null(strstr(out, "batch: bob:"));
-    rc = run_command(merge, NULL, out, sizeof out);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-    snprintf(text, sizeof text, "%s/gradebook.csv", res);
-    ck_assert_int_eq(read_text(text, book, sizeof book), 0);
-    BOOK_HAS(book, "amy,lab2,7,7,all passed\n");
-    BOOK_HAS(book, "cat,lab2,,,\"not graded: the batch could not start: the submissions in ");
-    shell("rm %s/class.list %s/course.sums", res, res);
-    rc = run_course_batch(dir, res, "2");
+    /* By name: the one added late, and the one no task graded. */
+    rc = run_course_batch_student(dir, res, "abe");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: abe: all passed\n");
+    snprintf(text, sizeof text,
+             "batch: abe added at the end of %s/class.list (the others keep their numbers)\n", res);
+    HAS(text);
+    rc = run_course_batch_student(dir, res, "bob");
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     HAS("batch: bob: all passed\n");
+    snprintf(text, sizeof text, "%s/class.list", res);
+    ck_assert_int_eq(read_text(text, book, sizeof book), 0);
+    ck_assert_str_eq(book, "amy\nbob\ncat\nabe\n");
+    rc = run_command(merge, NULL, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    snprintf(text, sizeof text, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(text, book, sizeof book), 0);
+    ck_assert_str_eq(book, "student,lab,score,max_score,status\namy,lab2,7,7,all passed\n"
+                           "bob,lab2,7,7,all passed\ncat,lab2,7,7,all passed\n"
+                           "abe,lab2,7,7,all passed\n");
+    /* A new batch, bob gone and cat's file broken, whose array stops one
+     * short: cat's result of the batch before is not counted. */
+    shell("set -e; rm %s/class.list; mv %s/subs/bob %s/bob; echo broken > %s/subs/cat/reduce.cu",
+          res, dir, dir, dir);
+    rc = run_course_batch(dir, res, "0");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    snprintf(text, sizeof text, "batch: a new batch: the results of an earlier one in %s are set "
+                                "aside in %s/earlier-",
+             res, res);
+    HAS(text);
+    rc = run_course_batch(dir, res, "1");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    shell("echo 'all passed' > %s/zoe.status", res);
+    rc = run_command(merge, NULL, out, sizeof out);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    snprintf(text, sizeof text,
+             "batch: left out of the gradebook, not in this batch's class (%s/class.list): zoe "
+             "(their files stay in %s)\n",
+             res, res);
+    HAS(text);
+    snprintf(text, sizeof text, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(text, book, sizeof book), 0);
+    ck_assert_str_eq(book, "student,lab,score,max_score,status\nabe,lab2,7,7,all passed\n"
+                           "amy,lab2,7,7,all passed\ncat,lab2,,,\"not graded: no task of this "
+                           "batch graded this student (a Slurm array smaller than the class, or "
+                           "a batch stopped before them?): grade them with --student cat\"\n");
+    shell("set -e; ls %s/earlier-*/bob.status %s/earlier-*/cat.json %s/earlier-*/gradebook.csv "
+          "> /dev/null",
+          res, res, res);
     shell("mkdir \"$(printf '%s/subs/ann\\nlee')\"", dir);
     rc = run_course_batch(dir, res, NULL);
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
