@@ -905,18 +905,15 @@ START_TEST(batch_keeps_every_student)
     BOOK_HAS(book, "bob,lab2,,,\"not graded: the grading of this student did not finish (the "
                    "batch was stopped or killed, or ran out of its time limit): grade them "
                    "again\"\n");
-    snprintf(cmd, sizeof cmd,
-             "set -e; cd %s && git init -q store/a/lab2 && git -C store/a/lab2 add -A && "
-             "git -C store/a/lab2 -c user.name=t -c user.email=t@example.org commit -q -m a && "
-             "printf 'student,git_url\\namy,%s/store/a/lab2\\nzed,%s/store/none\\n' > "
-             "course/class.csv",
-             dir, dir, dir);
-    ck_assert_int_eq(system(cmd), 0);
+    shell("set -e; cd %s && git init -q store/a/lab2 && git -C store/a/lab2 add -A && "
+          "git -C store/a/lab2 -c user.name=t -c user.email=t@example.org commit -q -m a && "
+          "printf 'student,git_url\\namy,%s/store/a/lab2\\nzed,%s/store/none\\n' > "
+          "course/class.csv",
+          dir, dir, dir);
     snprintf(arg, sizeof arg, "%s/course/class.csv", dir);
     snprintf(res, sizeof res, "%s/results-csv", dir);
     const char *csv[] = {"--out", res, "--seed", "0x5", arg, NULL};
-    int rc = course_batch_args(dir, csv);
-    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    course_batch_expect(dir, csv, 1);
     HAS("batch: amy: all passed\n");
     /* A clone that fails (here: no repository at the URL) is not the
      * student's 0: the URL, the access and the network are the course's. */
