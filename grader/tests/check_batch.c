@@ -614,6 +614,14 @@ START_TEST(batch_grades_in_the_checkouts_files)
              res, res);
     HAS(line);
     ck_assert_msg(access(hook, F_OK) != 0, "the fsmonitor hook ran:\n%s", out);
+    /* The Makefile deleted from the checkout, with git still tracking it:
+     * the batch says how to bring it back. */
+    shell("rm %s/course/Makefile", dir);
+    rc = run_course_batch(dir, res, NULL);
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    HAS_F("batch: Makefile is tracked by git but missing from the course's checkout (%s/course): "
+          "restore it with git -C %s/course checkout -- Makefile\n",
+          dir, dir);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -704,9 +712,9 @@ START_TEST(batch_grades_a_course_outside_git)
     int rc = run_course_batch(dir, res, "2");
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
     snprintf(cmd, sizeof cmd,
-             "batch: --only 2: %s/course/subs has 2 submissions, numbered from 0 (is the Slurm "
-             "array's range --array=0-<count-1>?)\n",
-             dir);
+             "batch: --only 2: this batch's class (%s/class.list) has 2 students, numbered from 0 "
+             "(is the Slurm array's range --array=0-<count-1>?)\n",
+             res);
     HAS(cmd);
     snprintf(cmd, sizeof cmd, "cd %s && git init -q .", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -966,20 +974,32 @@ START_TEST(batch_books_whom_no_task_graded)
                            "(a Slurm array smaller than the class, or a batch stopped before "
                            "them?): grade them with --student bob\"\n"
                            "cat,lab2,7,7,all passed\n");
-    /* A folder added before the batch is done: task 2 (cat's number) finds
-     * another class. */
+    /* A folder added before the batch is done, first in the listing: task 2
+     * still grades cat, the class list's third, names abe for --student, and
+     * sets cat's earlier result aside rather than deleting it. */
     shell("set -e; mkdir %s/subs/abe && echo '// student' > %s/subs/abe/reduce.cu", dir, dir);
     rc = run_course_batch(dir, res, "2");
-    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
-    HAS_F("batch: the submissions in %s/subs are not the ones this batch began with "
-          "(%s/class.list: 3 then, 4 now, the first difference on line 1). --only K grades the "
-          "name on line K+1 of that list",
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: cat: all passed\n");
+    HAS_F("batch: in %s/subs but not in this batch's class (%s/class.list), so no --only task "
+          "grades them: abe: grade each with --student NAME",
           dir, res);
-    HAS("grade a student by name with --student NAME");
-    HAS_F("batch: cat booked \"not graded: the batch could not start\" (their earlier files: "
-          "%s/earlier-",
+    HAS_F("batch: cat: their earlier files are set aside in %s/earlier-", res);
+    shell("set -e; ls %s/earlier-*/cat.json %s/earlier-*/cat.status > /dev/null", res, res);
+    /* One removed (or renamed) since the batch began: their task books
+     * them, and the class list's end is no one. */
+    shell("mv %s/subs/bob %s/bob-away", dir, dir);
+    rc = run_course_batch(dir, res, "1");
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    HAS_F("batch: --only 1: bob, line 2 of this batch's class (%s/class.list), has no submission "
+          "in %s/subs now (renamed or removed since the batch began?)",
+          res, dir);
+    HAS("batch: bob booked \"not graded: the batch could not start\"");
+    shell("mv %s/bob-away %s/subs/bob", dir, dir);
+    rc = run_course_batch(dir, res, "3");
+    ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
+    HAS_F("batch: --only 3: this batch's class (%s/class.list) has 3 students, numbered from 0",
           res);
-    shell("ls %s/earlier-*/cat.json > /dev/null", res);
     /* By name: another seed is refused and takes no one's result; the
      * batch's seed grades the one added late and the others. */
     const char *other_seed[] = {"--out", res, "--seed", "0x9", "--student", "amy", subs_arg, NULL};
