@@ -620,7 +620,7 @@ START_TEST(batch_grades_in_the_checkouts_files)
     rc = run_course_batch(dir, res, NULL);
     ck_assert_msg(rc == 2, "exit %d:\n%s", rc, out);
     HAS_F("batch: Makefile is tracked by git but missing from the course's checkout (%s/course): "
-          "restore it with git -C %s/course checkout -- Makefile\n",
+          "restore it with git -C '%s/course' checkout -- 'Makefile'\n",
           dir, dir);
     ck_assert_int_eq(remove_tree(dir), 0);
 }
@@ -1072,6 +1072,50 @@ START_TEST(batch_books_whom_no_task_graded)
 }
 END_TEST
 
+/* The tasks of a batch find each student by name, compared as a string:
+ * "42" is not "042", and a backslash in a name is a backslash. Their
+ * messages and logs keep the task's own number. */
+START_TEST(batch_finds_students_by_their_names)
+{
+    char dir[32], res[300];
+    const char *subs[] = {"042:// student", "42:// student"};
+    new_course(dir, res, 0, subs, 2);
+    shell("cd %s/subs && mkdir 'ab\\nc' && echo '// student' > 'ab\\nc/reduce.cu'", dir);
+    const char *names[] = {"042", "42", "ab\\nc"};
+    for (int k = 0; k < 3; k++) {
+        char num[4], line[64];
+        snprintf(num, sizeof num, "%d", k);
+        int rc = run_course_batch(dir, res, num);
+        ck_assert_msg(rc == 0, "task %d: exit %d:\n%s", k, rc, out);
+        snprintf(line, sizeof line, "batch: %s: all passed\n", names[k]);
+        HAS(line);
+    }
+    int rc = run_course_batch_student(dir, res, "42");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: 42: their earlier files are set aside in ");
+    HAS("batch: 42: all passed\n");
+    /* A folder added since the batch began, first in the listing: task 2
+     * grades the class list's third and keeps its own number. */
+    shell("set -e; cd %s/subs && mkdir 0first && echo broken > 0first/reduce.cu", dir);
+    rc = run_course_batch(dir, res, "2");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    HAS("batch: ab\\nc: all passed\n");
+    HAS("so no --only task grades them: 0first: grade each with --student NAME");
+    char *merge[] = {NULL, "--lab", "2", "--out", res, "--merge", NULL};
+    char batch[300], path[400];
+    snprintf(batch, sizeof batch, "%s/course/grader/batch", dir);
+    merge[0] = batch;
+    rc = run_command(merge, NULL, out, sizeof out);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    static char book[4096];
+    snprintf(path, sizeof path, "%s/gradebook.csv", res);
+    ck_assert_int_eq(read_text(path, book, sizeof book), 0);
+    ck_assert_str_eq(book, "student,lab,score,max_score,status\n042,lab2,7,7,all passed\n"
+                           "42,lab2,7,7,all passed\nab\\nc,lab2,7,7,all passed\n");
+    ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
 /* Submissions kept inside a git checkout of the course, untracked or
  * committed, are neither named as files the lab may need nor copied into
  * any student's tree. */
@@ -1272,6 +1316,7 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, batch_leaves_the_submissions_out);
     tcase_add_test(tc, batch_keeps_every_student);
     tcase_add_test(tc, batch_books_whom_no_task_graded);
+    tcase_add_test(tc, batch_finds_students_by_their_names);
     tcase_add_test(tc, batch_reads_what_it_is_given_with_care);
     tcase_add_test(tc, batch_books_a_lost_temporary_folder);
     tcase_add_test(tc, batch_stops_when_course_files_change);
